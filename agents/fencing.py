@@ -1,0 +1,77 @@
+"""Untrusted text (history, recalled runs, documents) is sanitized, then fenced.
+
+History is content users and models control, as untrusted as a tool's output. Before it
+enters a prompt we neutralize what people use to smuggle instructions or roles in:
+the seed's `[System]` / `[IMPORTANT]` / `INSTRUCTION` markers, chat-template tokens,
+line-initial role prefixes, full-width bracket markers, our own section labels (so a
+history can't fake the end of its fence) and zero-width characters used to split a
+marker so a filter misses it. Then a layer wraps the text in its boundary text.
+"""
+
+import re
+
+FILTERED = {"zh": "⟨已过滤⟩", "en": "⟨filtered⟩"}
+
+# Zero-width and invisible formatting characters (removed before any matching).
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
+
+# Full-width Latin letters and digits fold to ASCII so `［ＳＹＳＴＥＭ］` is caught; CJK
+# punctuation is left as it is.
+_FULLWIDTH_ALNUM = {code: code - 0xFEE0 for code in range(0xFF10, 0xFF5B) if chr(code).isalnum()}
+
+# Chat-template and special tokens of common model families.
+_TEMPLATE_TOKENS = re.compile(
+    r"<\|[^|<>\n]{1,40}\|>"  # <|im_start|>, <|system|>, <|eot_id|>, <|start_header_id|> …
+    r"|<\s*/?\s*(?:s|start_of_turn|end_of_turn|bos|eos|sys|system|assistant|user|im_start|im_end)\s*>"
+    r"|<<\s*/?\s*SYS\s*>>"
+    r"|\[\s*/?\s*INST\s*\]",
+    re.IGNORECASE,
+)
+
+_MARKER_WORDS = (
+    r"system(?:\s*prompt|\s*message|\s*override)?|sys|important|instructions?|admin(?:istrator)?|developer|"
+    r"assistant|override|jailbreak|root|"
+    r"系统(?:提示|指令|消息|通知)?|重要(?:指令|通知)?|指令|管理员|开发者|最高指令|新指令"
+)
+# A marker word inside any kind of bracket, ASCII or full-width: [System], 【系统】, （重要）…
+_BRACKET_MARKER = re.compile(
+    r"[\[［【〔〖〘（(<＜《]\s*(?:" + _MARKER_WORDS + r")\s*[:：]?[^\]］】〕〗〙）)>＞》\n]{0,20}[\]］】〕〗〙）)>＞》]",
+    re.IGNORECASE,
+)
+# A role prefix at the start of a line: `system:`, `Assistant :`, `系统：`, `### System:` …
+_ROLE_PREFIX = re.compile(
+    r"(?im)^[ \t>#*_-]*(?:system|assistant|developer|user|human|ai|tool|"
+    r"系统|助手|用户|管理员|开发者|人类)\s*[:：]"
+)
+# Bare upper-case instruction words the seed names (`INSTRUCTION:`, `IMPORTANT!`).
+_SHOUTED = re.compile(r"\b(?:INSTRUCTIONS?|IMPORTANT|SYSTEM)\b")
+
+# Our own section labels and turn markers: history must not be able to close its fence.
+_OWN_LABELS = re.compile(
+    r"[\[［]\s*(?:本会话前情|核心记忆|相关历史|知识库检索结果|用户问题|上次产物|"
+    r"conversation so far|end of conversation so far|core memory|related history|"
+    r"knowledge base results|user request|previous artifact)[^\]］\n]{0,80}[\]］]",
+    re.IGNORECASE,
+)
+_TURN_MARKS = str.maketrans({"‹": "<", "›": ">"})
+
+
+def sanitize_untrusted(text: str, *, language: str = "zh") -> str:
+    """Neutralize instruction and role markers in untrusted text. Idempotent."""
+    if not text:
+        return ""
+    filtered = FILTERED.get(language, FILTERED["en"])
+    out = _INVISIBLE.sub("", text)
+    out = out.translate(_FULLWIDTH_ALNUM)
+    out = out.translate(_TURN_MARKS)
+    out = _TEMPLATE_TOKENS.sub(filtered, out)
+    out = _OWN_LABELS.sub(filtered, out)
+    out = _BRACKET_MARKER.sub(filtered, out)
+    out = _ROLE_PREFIX.sub(filtered, out)
+    out = _SHOUTED.sub(filtered, out)
+    return out
+
+
+def contains_marker(text: str) -> bool:
+    """True when `text` still holds something sanitize_untrusted would neutralize."""
+    return sanitize_untrusted(text, language="en") != text.translate(_FULLWIDTH_ALNUM)

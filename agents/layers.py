@@ -1,0 +1,78 @@
+"""The memory layer registry.
+
+Every layer is one small class: `read(...)` returns its prompt section within a token
+budget, `after_run(run)` does its write-path step idempotently. settings.MEMORY_LAYERS
+lists them in fill priority, the way Django lists middleware; the runner and the
+memory job only ever talk to this registry, never to a layer by name.
+"""
+
+import functools
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.utils.module_loading import import_string
+
+from agents.ledger import ContextLedger, Section
+
+
+@dataclass
+class ReadContext:
+    """What a layer may look at when it assembles its section for a new run."""
+
+    run: "object"  # agents.models.Run, status running, already saved
+    agent: "object"
+    actor: "object"  # agents.actor.Actor
+    thread: "object"  # threads.models.Thread
+    input: str
+    language: str
+    # Filled by earlier layers for later ones (e.g. runs already shown by the thread
+    # section, so recall does not repeat them).
+    shared: dict
+
+
+class MemoryLayer:
+    #: short name, shown on /api/runs/{id}/context
+    name = "layer"
+    #: where the section sits in the prompt (core 10, thread 20, recall 30, KB 40)
+    prompt_order = 50
+    #: when after_run runs in the memory job (thread 10, core 20, recall 30, KB 40)
+    write_order = 50
+
+    def budget(self, agent) -> int:
+        """This layer's own token budget for `agent`."""
+        return 0
+
+    def read(self, ctx: ReadContext, *, budget: int) -> Section | None:
+        return None
+
+    def after_run(self, run) -> None:
+        """The write-path step. Must be idempotent: the memory queue delivers at least once."""
+
+    def section(self, text: str, *, label: str, items=None) -> Section:
+        return Section(layer=self.name, label=label, text=text, prompt_order=self.prompt_order, items=items or [])
+
+
+@functools.lru_cache(maxsize=8)
+def _load(paths: tuple[str, ...]) -> tuple[MemoryLayer, ...]:
+    return tuple(import_string(path)() for path in paths)
+
+
+def memory_layers() -> tuple[MemoryLayer, ...]:
+    """The configured layers, in fill priority."""
+    return _load(tuple(settings.MEMORY_LAYERS))
+
+
+def assemble_context(ctx: ReadContext) -> ContextLedger:
+    ledger = ContextLedger(ctx.agent.budget_total)
+    for layer in memory_layers():
+        if ledger.remaining <= 0:
+            break
+        budget = ledger.grant(layer.budget(ctx.agent))
+        if budget <= 0:
+            continue
+        ledger.add(layer.read(ctx, budget=budget), budget=budget)
+    return ledger
+
+
+def layers_in_write_order() -> list[MemoryLayer]:
+    return sorted(memory_layers(), key=lambda layer: layer.write_order)

@@ -1,0 +1,56 @@
+"""Provider kinds and the rule that picks one for chat and for memory work."""
+
+import logging
+import os
+
+from django.conf import settings
+
+from agents.providers.base import Completion, Provider, ProviderError, endpoint_is_local, price
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Completion", "Provider", "ProviderError", "price", "provider_for_agent", "memory_providers", "KINDS"]
+
+
+def _kinds():
+    from agents.providers.local import LocalProvider
+    from agents.providers.ollama_native import OllamaProvider
+    from agents.providers.openai_compat import OpenAIProvider
+    from agents.providers.scripted import ScriptedProvider
+
+    return {"local": LocalProvider, "openai": OpenAIProvider, "ollama": OllamaProvider, "scripted": ScriptedProvider}
+
+
+KINDS = ("local", "openai", "ollama", "scripted")
+
+
+def provider_for_agent(agent) -> Provider:
+    cls = _kinds().get(agent.provider_kind)
+    if cls is None:
+        raise ProviderError("provider_unknown", agent.provider_kind)
+    api_key = os.environ.get(agent.api_key_env, "") if agent.api_key_env else ""
+    return cls(model=agent.model, base_url=agent.base_url, api_key=api_key)
+
+
+def memory_providers(agent) -> list[Provider]:
+    """Providers to try, in order, for memory work (compression, extraction, summaries).
+
+    The agent's own provider first, so no conversation goes to a vendor it was not
+    already sent to. If that one fails, only a local model: the embedded one, or an
+    on-premises Ollama. A local-first agent never reaches a cloud provider for memory
+    work, even when its own provider is (mis)configured as one.
+    """
+    chain: list[Provider] = []
+    try:
+        own = provider_for_agent(agent)
+    except ProviderError:
+        own = None
+    if own is not None and (own.is_local or not agent.local_first):
+        chain.append(own)
+    if own is None or own.kind != "scripted":
+        kinds = _kinds()
+        if settings.LOCAL_OLLAMA_URL and endpoint_is_local(settings.LOCAL_OLLAMA_URL):
+            chain.append(kinds["ollama"](model=settings.LOCAL_OLLAMA_MODEL, base_url=settings.LOCAL_OLLAMA_URL))
+        if own is None or own.kind != "local":
+            chain.append(kinds["local"](model="smollm2-135m-instruct"))
+    return chain

@@ -1,0 +1,83 @@
+from datetime import datetime
+
+from ninja import Field, Schema
+
+
+class RunContextIn(Schema):
+    run_id: str | None = Field(None, description="Continue on this run's artifact (stream endpoint only).")
+
+
+class RunIn(Schema):
+    input: str = Field(..., description="The teacher's message.")
+    thread_id: str | None = Field(None, description="Continue this thread; omitted: a new thread.")
+    context: RunContextIn | None = None
+    user: str | None = Field(None, max_length=128, description="API clients: the end user whose memory to use.")
+
+
+class RunReplyOut(Schema):
+    run_id: str
+    thread_id: str
+    status: str
+    output: str
+    error_code: str = ""
+
+
+class RunOut(Schema):
+    run_id: str
+    agent_id: str
+    thread_id: str
+    status: str
+    input: str
+    output: str
+    error_code: str
+    created_at: datetime
+    finished_at: datetime | None
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float
+    continued_from: str | None = None
+
+    @staticmethod
+    def from_run(run) -> "RunOut":
+        return RunOut(
+            run_id=run.pk,
+            agent_id=run.agent_id,
+            thread_id=run.thread_id,
+            status=run.status,
+            input=run.input,
+            output=run.output,
+            error_code=run.error_code,
+            created_at=run.created_at,
+            finished_at=run.finished_at,
+            prompt_tokens=run.prompt_tokens,
+            completion_tokens=run.completion_tokens,
+            cost=float(run.cost),
+            continued_from=run.continued_from_id,
+        )
+
+
+class SectionOut(Schema):
+    layer: str
+    label: str
+    text: str
+    tokens: int
+    budget: int
+    items: list = []
+
+
+class MessageOut(Schema):
+    role: str
+    content: str
+
+
+class RunContextOut(Schema):
+    run_id: str
+    sections: list[SectionOut]
+    total_tokens: int
+    total_budget: int
+    messages: list[MessageOut]
+
+
+class ErrorOut(Schema):
+    code: str
+    message: str = ""

