@@ -120,7 +120,15 @@ def test_a_client_that_leaves_mid_stream_leaves_a_failed_run_not_a_running_one(a
     response = api.post(f"/api/agents/{agent.pk}/run/stream", {"input": "出题"})
     stream = iter(response.streaming_content)
     next(stream)  # started
-    response.close()  # the client goes away
+    # The client goes away. (Keep the test database connection open, as the test client does.)
+    from django.core.signals import request_finished
+    from django.db import close_old_connections
+
+    request_finished.disconnect(close_old_connections)
+    try:
+        response.close()
+    finally:
+        request_finished.connect(close_old_connections)
     run = Run.objects.get()
     assert run.status == Run.Status.FAILED
     assert run.error_code == "client_disconnected"
