@@ -1,0 +1,453 @@
+/* The teacher pages' one script: streaming chat replies (fetch + ReadableStream over the
+ * SSE endpoint) and the memory panel. No framework, no build step.
+ *
+ * Safety rule: text from the model or from history only ever reaches the page through
+ * textContent while it streams; once a reply is done it is replaced by the server's
+ * sanitized rendering (markdown-it without raw HTML, then nh3). Nothing here assigns model
+ * text to innerHTML. Every call sends the session's CSRF token.
+ */
+(function () {
+  "use strict";
+
+  var configNode = document.getElementById("page-config");
+  var config = configNode ? JSON.parse(configNode.textContent) : {};
+  var errors = config.errors || {};
+  var ui = config.ui || {};
+
+  function csrfToken() {
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.content : "";
+  }
+
+  function errorText(code) {
+    return errors[code] || errors[""] || String(code || "");
+  }
+
+  function codeForStatus(status) {
+    return { 401: "unauthorized", 403: "forbidden", 404: "not_found" }[status] || "";
+  }
+
+  function format(template, values) {
+    return String(template || "").replace(/\{(\w+)\}/g, function (whole, name) {
+      return Object.prototype.hasOwnProperty.call(values, name) ? values[name] : whole;
+    });
+  }
+
+  function headers(extra) {
+    var out = { "X-CSRFToken": csrfToken(), "X-Requested-With": "fetch" };
+    for (var key in extra || {}) out[key] = extra[key];
+    return out;
+  }
+
+  /* JSON API call: resolves to {ok, data} or {ok: false, code}. Never throws. */
+  function api(method, url, body) {
+    var init = { method: method, credentials: "same-origin", headers: headers({ Accept: "application/json" }) };
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    return fetch(url, init).then(
+      function (response) {
+        return response.text().then(function (raw) {
+          var data = null;
+          try { data = raw ? JSON.parse(raw) : null; } catch (e) { data = null; }
+          if (response.ok) return { ok: true, data: data };
+          return { ok: false, status: response.status, code: (data && data.code) || codeForStatus(response.status), data: data };
+        });
+      },
+      function () { return { ok: false, code: "network" }; }
+    );
+  }
+
+  /* Server-rendered, sanitized HTML fragment -> element (never model text). */
+  function fragment(html) {
+    var holder = document.createElement("template");
+    holder.innerHTML = html.trim();
+    return holder.content.firstElementChild;
+  }
+
+  function show(node, visible) { if (node) node.hidden = !visible; }
+
+  document.querySelectorAll("form.autosubmit select").forEach(function (select) {
+    select.addEventListener("change", function () { select.form.submit(); });
+  });
+
+  /* ------------------------------------------------------------------ chat */
+
+  function initChat(root) {
+    var apiRoot = root.dataset.apiRoot;
+    var agentId = root.dataset.agentId;
+    var threadId = root.dataset.threadId || "";
+    var messages = document.getElementById("messages");
+    var form = document.getElementById("composer");
+    var input = document.getElementById("composer-input");
+    var sendButton = document.getElementById("send-button");
+    var chip = document.getElementById("continue-chip");
+    var notice = document.getElementById("chat-notice");
+    var title = document.getElementById("thread-title");
+    var sidebar = document.getElementById("sidebar");
+    var continueRunId = "";
+    var busy = false;
+
+    function scrollToEnd() { messages.scrollTop = messages.scrollHeight; window.scrollTo(0, document.body.scrollHeight); }
+    function urlFor(template, id) { return template.replace(template.indexOf("THREAD_ID") >= 0 ? "THREAD_ID" : "RUN_ID", encodeURIComponent(id)); }
+    function say(code) { notice.textContent = errorText(code); show(notice, true); }
+
+    function setContinue(runId) {
+      continueRunId = runId || "";
+      show(chip, !!continueRunId);
+      messages.querySelectorAll(".turn.selected").forEach(function (t) { t.classList.remove("selected"); });
+      if (continueRunId) {
+        var turn = document.getElementById("turn-" + continueRunId);
+        if (turn) turn.classList.add("selected");
+        input.focus();
+      }
+    }
+
+    function setBusy(value) {
+      busy = value;
+      sendButton.disabled = value;
+      root.classList.toggle("busy", value);
+    }
+
+    function adoptThread(id) {
+      if (!id || id === threadId) return;
+      threadId = id;
+      root.dataset.threadId = id;
+      history.replaceState(null, "", urlFor(root.dataset.threadUrl, id));
+      show(document.getElementById("thread-actions"), true);
+    }
+
+    function refreshSidebar() {
+      var url = root.dataset.threadRowsUrl + "?current=" + encodeURIComponent(threadId);
+      return fetch(url, { credentials: "same-origin" }).then(function (response) {
+        if (!response.ok) return;
+        return response.text().then(function (html) {
+          document.getElementById("thread-list").innerHTML = html;
+          var current = document.querySelector('#thread-list a[aria-current="page"] .title');
+          if (current) title.textContent = current.textContent;
+        });
+      }).catch(function () {});
+    }
+
+    function failTurn(turn, code) {
+      var bubble = turn.querySelector(".assistant");
+      bubble.classList.remove("running");
+      bubble.classList.add("failed");
+      bubble.textContent = "";
+      var p = document.createElement("p");
+      p.className = "notice error";
+      p.textContent = errorText(code);
+      bubble.appendChild(p);
+      turn.classList.remove("streaming");
+    }
+
+    function swapInRendered(turn, runId) {
+      return fetch(urlFor(root.dataset.runRowUrl, runId), { credentials: "same-origin" }).then(function (response) {
+        if (!response.ok) throw new Error(String(response.status));
+        return response.text();
+      }).then(function (html) {
+        var rendered = fragment(html);
+        if (rendered) turn.replaceWith(rendered);
+      }).catch(function () {
+        // Keep the streamed plain text; just stop the "generating" indicator.
+        turn.classList.remove("streaming");
+        var pending = turn.querySelector(".pending");
+        if (pending) pending.remove();
+      });
+    }
+
+    function parseEvent(block) {
+      var name = "", data = "";
+      block.split(/\r?\n/).forEach(function (line) {
+        if (line.indexOf("event:") === 0) name = line.slice(6).trim();
+        else if (line.indexOf("data:") === 0) data += line.slice(5).trim();
+      });
+      if (!name) return null;
+      try { return { name: name, data: data ? JSON.parse(data) : {} }; } catch (e) { return null; }
+    }
+
+    function readStream(response, turn) {
+      var reader = response.body.getReader();
+      var decoder = new TextDecoder();
+      var buffer = "";
+      var out = turn.querySelector(".stream-text");
+      var finished = null;
+
+      function handle(event) {
+        if (event.name === "started") {
+          adoptThread(event.data.thread_id);
+          if (event.data.run_id) turn.id = "turn-" + event.data.run_id;
+        } else if (event.name === "delta") {
+          out.textContent += event.data.text || "";
+          scrollToEnd();
+        } else if (event.name === "done") {
+          // Completed or failed, the server's rendering says it right (sanitized reply or a friendly note).
+          finished = swapInRendered(turn, event.data.run_id);
+        } else if (event.name === "error") {
+          finished = Promise.resolve(failTurn(turn, event.data.code));
+        }
+      }
+
+      function pump() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) return;
+          buffer += decoder.decode(chunk.value, { stream: true });
+          var cut;
+          while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
+            var block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, "");
+            var event = parseEvent(block);
+            if (event) handle(event);
+          }
+          return pump();
+        });
+      }
+
+      return pump().catch(function () {}).then(function () {
+        if (finished) return finished;
+        failTurn(turn, "network");
+      });
+    }
+
+    function send() {
+      var text = input.value;
+      if (busy || !text.trim()) return;
+      show(notice, false);
+      var hint = document.getElementById("empty-hint");
+      if (hint) hint.remove();
+      var turn = document.getElementById("turn-template").content.firstElementChild.cloneNode(true);
+      turn.querySelector(".user .text").textContent = text;
+      var body = { input: text };
+      if (threadId) body.thread_id = threadId;
+      if (continueRunId) {
+        body.context = { run_id: continueRunId };
+        show(turn.querySelector(".tag.continued"), true);
+      }
+      messages.appendChild(turn);
+      scrollToEnd();
+      input.value = "";
+      setContinue("");
+      setBusy(true);
+      fetch(apiRoot + "agents/" + encodeURIComponent(agentId) + "/run/stream", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
+        body: JSON.stringify(body)
+      }).then(function (response) {
+        if (response.ok) return readStream(response, turn);
+        return response.json().catch(function () { return {}; }).then(function (data) {
+          failTurn(turn, (data && data.code) || codeForStatus(response.status));
+          if (!input.value) input.value = text;  // nothing was sent: give the text back
+        });
+      }, function () {
+        failTurn(turn, "network");
+        if (!input.value) input.value = text;
+      }).then(function () {
+        setBusy(false);
+        scrollToEnd();
+        return refreshSidebar();
+      });
+    }
+
+    form.addEventListener("submit", function (event) { event.preventDefault(); send(); });
+    input.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); send(); }
+    });
+    messages.addEventListener("click", function (event) {
+      var button = event.target.closest(".continue-button");
+      if (button) setContinue(button.dataset.runId);
+    });
+    document.getElementById("continue-cancel").addEventListener("click", function () { setContinue(""); });
+
+    var toggle = document.querySelector(".sidebar-toggle");
+    toggle.addEventListener("click", function () {
+      var open = sidebar.classList.toggle("open");
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+
+    var renameForm = document.getElementById("rename-form");
+    var renameInput = document.getElementById("rename-input");
+    var actions = document.getElementById("thread-actions");
+    function renaming(on) {
+      show(renameForm, on); show(title, !on); show(actions, !on);
+      if (on) { renameInput.value = title.textContent.trim(); renameInput.focus(); renameInput.select(); }
+    }
+    document.getElementById("rename-button").addEventListener("click", function () { renaming(true); });
+    document.getElementById("rename-cancel").addEventListener("click", function () { renaming(false); });
+    renameForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var value = renameInput.value.trim();
+      if (!value || !threadId) return;
+      api("PATCH", apiRoot + "threads/" + encodeURIComponent(threadId), { title: value }).then(function (result) {
+        if (!result.ok) return say(result.code);
+        title.textContent = (result.data && result.data.title) || value;
+        renaming(false);
+        refreshSidebar();
+      });
+    });
+    document.getElementById("archive-button").addEventListener("click", function () {
+      if (!threadId) return;
+      api("POST", apiRoot + "threads/" + encodeURIComponent(threadId) + "/archive").then(function (result) {
+        if (!result.ok) return say(result.code);
+        window.location.assign(root.dataset.chatUrl);
+      });
+    });
+
+    scrollToEnd();
+    root.dataset.ready = "1";
+  }
+
+  /* ---------------------------------------------------------- memory panel */
+
+  function initMemory(root) {
+    var apiRoot = root.dataset.apiRoot;
+    var agentPath = apiRoot + "agents/" + encodeURIComponent(root.dataset.agentId) + "/memory";
+    var notice = document.getElementById("memory-notice");
+    var addForm = document.getElementById("add-fact-form");
+    var addInput = document.getElementById("add-fact-input");
+    var addError = document.getElementById("add-fact-error");
+
+    function tell(text, isError) {
+      notice.textContent = text;
+      notice.classList.toggle("error", !!isError);
+      show(notice, !!text);
+    }
+
+    function confidenceText(value) {
+      if (typeof value !== "number") return "";
+      var percent = Math.round(value <= 1 ? value * 100 : value);
+      return format(ui.confidence, { n: percent });
+    }
+
+    function row(templateId, item) {
+      var li = document.getElementById(templateId).content.firstElementChild.cloneNode(true);
+      li.dataset.id = item.id;
+      li.querySelector(".fact-text").textContent = item.text;
+      var meta = li.querySelector(".meta");
+      if (meta) meta.textContent = confidenceText(item.confidence);
+      return li;
+    }
+
+    function fill(listId, emptyId, countId, items, templateId, max) {
+      var list = document.getElementById(listId);
+      list.textContent = "";
+      items.forEach(function (item) { list.appendChild(row(templateId, item)); });
+      show(document.getElementById(emptyId), items.length === 0);
+      document.getElementById(countId).textContent = max ? format(ui.count_of_max, { n: items.length, max: max }) : String(items.length);
+    }
+
+    function load() {
+      return api("GET", agentPath).then(function (result) {
+        show(document.getElementById("memory-loading"), false);
+        if (!result.ok) { tell(errorText(result.code), true); return; }
+        var data = result.data || {};
+        fill("confirmed-list", "confirmed-empty", "confirmed-count", data.confirmed || [], "fact-row-template", ui.max_facts);
+        fill("pending-list", "pending-empty", "pending-count", data.pending || [], "candidate-row-template", 0);
+        root.dataset.loaded = String(Number(root.dataset.loaded || 0) + 1);
+      });
+    }
+
+    /* The confirm/add response says which fact made room, if one did. */
+    function evictedTexts(data) {
+      if (!data || typeof data !== "object") return null;
+      var evicted = data.evicted !== undefined ? data.evicted : (data.eviction !== undefined ? data.eviction : data.evicted_fact);
+      if (!evicted) return null;
+      var list = Array.isArray(evicted) ? evicted : [evicted];
+      if (!list.length) return null;
+      return list.map(function (item) { return typeof item === "string" ? item : (item && (item.text || item.fact)) || ""; })
+        .filter(Boolean);
+    }
+
+    function afterWrite(result, doneText) {
+      var evicted = evictedTexts(result.data);
+      if (evicted) {
+        tell(evicted.length ? format(ui.evicted, { max: ui.max_facts, text: evicted.join("；") }) : ui.evicted_generic, false);
+        notice.classList.add("warning");
+      } else {
+        notice.classList.remove("warning");
+        tell(doneText, false);
+      }
+      return load();
+    }
+
+    function editing(li, on) {
+      var text = li.querySelector(".fact-text");
+      var box = li.querySelector(".fact-edit");
+      if (on) box.value = text.textContent;
+      show(box, on); show(text, !on);
+      li.classList.toggle("editing", on);
+      li.querySelectorAll("[data-action]").forEach(function (button) {
+        var action = button.dataset.action;
+        if (action === "edit") show(button, !on);
+        if (action === "save" || action === "cancel") show(button, on);
+      });
+      if (on) box.focus();
+    }
+
+    function rowFailed(li, result) {
+      var slot = li.querySelector(".row-error");
+      slot.textContent = errorText(result.code);
+      show(slot, true);
+    }
+
+    root.addEventListener("click", function (event) {
+      var button = event.target.closest("button[data-action]");
+      if (!button) return;
+      var li = button.closest("li.fact");
+      var id = encodeURIComponent(li.dataset.id);
+      var candidate = li.classList.contains("candidate");
+      var action = button.dataset.action;
+      var call = null, doneText = "";
+      if (action === "edit") return editing(li, true);
+      if (action === "cancel") return editing(li, false);
+      if (action === "confirm") {
+        var body = {};
+        var box = li.querySelector(".fact-edit");
+        if (li.classList.contains("editing") && box.value.trim() && box.value.trim() !== li.querySelector(".fact-text").textContent) {
+          body.text = box.value.trim();
+        }
+        call = api("POST", apiRoot + "memory/candidates/" + id + "/confirm", body);
+        doneText = ui.confirmed;
+      } else if (action === "save") {
+        call = api("PATCH", apiRoot + "memory/facts/" + id, { text: li.querySelector(".fact-edit").value.trim() });
+        doneText = ui.saved;
+      } else if (action === "delete") {
+        call = api("DELETE", apiRoot + (candidate ? "memory/candidates/" : "memory/facts/") + id);
+        doneText = ui.deleted;
+      }
+      if (!call) return;
+      button.disabled = true;
+      call.then(function (result) {
+        button.disabled = false;
+        if (!result.ok) return rowFailed(li, result);
+        return afterWrite(result, doneText);
+      });
+    });
+
+    addForm.addEventListener("submit", function (event) {
+      event.preventDefault();
+      var text = addInput.value.trim();
+      if (!text) return;
+      show(addError, false);
+      addForm.classList.remove("refused");
+      api("POST", agentPath + "/facts", { text: text }).then(function (result) {
+        if (!result.ok) {
+          addError.textContent = errorText(result.code);
+          addForm.classList.toggle("refused", result.code === "sensitive_content");
+          show(addError, true);
+          return;
+        }
+        addInput.value = "";
+        return afterWrite(result, ui.added);
+      });
+    });
+
+    load();
+  }
+
+  var chatRoot = document.getElementById("chat");
+  if (chatRoot) initChat(chatRoot);
+  var memoryRoot = document.getElementById("memory");
+  if (memoryRoot) initMemory(memoryRoot);
+})();

@@ -1,0 +1,69 @@
+"""Scripted model replies for the browser tests. The server and the memory worker import
+this by name (SCRIPTED_RESPONDER), so it must stay free of test-only imports.
+
+Replies are chosen from the teacher's request (the text after the input label), never
+from the history around it, so the same request gets the same reply in any thread."""
+
+from agents.providers.base import ProviderError
+from agents.providers.scripted import default_responder
+
+EXAM = """# 数据结构期中试卷
+
+## 一、选择题（每题 5 分）
+1. 栈的特点是 **后进先出**。下列哪种结构也是线性表？
+2. 二叉树第 *k* 层最多有几个结点？
+
+## 二、简答题
+- 简述栈和队列的区别。
+- 什么是哈希冲突？
+
+```python
+def push(stack, x):
+    stack.append(x)
+```
+"""
+
+SWAPPED = """## 二、简答题（已换两道）
+- 比较顺序表和链表的优缺点。
+- 简述快速排序的平均时间复杂度。
+"""
+
+HOSTILE = """标题里有脚本 <script>window.__xss = 1</script>
+
+图片 <img src="x" onerror="window.__xss = 2"> 也只是文字。
+
+[点我](javascript:window.__xss=3)
+"""
+
+CONTINUED = "已在上次产物上继续：把选择题改成了 10 道。"
+FACT = "王老师教高二（3）班的数据结构，试卷用 100 分制。"
+
+LABELS = ("[用户问题]\n", "[User request]\n")
+
+
+def request_of(messages) -> str:
+    prompt = messages[-1]["content"] if messages else ""
+    for label in LABELS:
+        if label in prompt:
+            return prompt.rsplit(label, 1)[1]
+    return prompt
+
+
+def respond(messages, purpose):
+    prompt = messages[-1]["content"] if messages else ""
+    request = request_of(messages)
+    if purpose == "chat":
+        if "[上次产物" in prompt or "[Previous artifact" in prompt:
+            return CONTINUED
+        if "出一份数据结构试卷" in request:
+            return EXAM
+        if "简答题换两道" in request:
+            return SWAPPED
+        if "XSS" in request:
+            return HOSTILE
+        if "超时" in request:
+            return ProviderError("provider_timeout", "scripted timeout")
+        return default_responder(messages, purpose)
+    if purpose == "extract":
+        return FACT if "100 分制" in prompt else "NONE"
+    return default_responder(messages, purpose)

@@ -1,0 +1,79 @@
+"""Reads for the teacher pages. Every query starts from the actor's school AND owner."""
+
+import datetime
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Count, Sum
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from agents.models import MemoryOp, Run
+from threads.models import Thread
+
+SIDEBAR_THREADS = 50
+
+
+def thread_list_for_actor(*, actor, agent, limit: int = SIDEBAR_THREADS):
+    """The teacher's active threads with this agent, most recently used first."""
+    return list(
+        Thread.objects.filter(actor.owner_q(), agent=agent, status=Thread.Status.ACTIVE)
+        .annotate(run_count=Count("runs"))
+        .order_by("-updated_at")[:limit]
+    )
+
+
+def thread_latest_active(*, actor, agent) -> Thread | None:
+    return (
+        Thread.objects.filter(actor.owner_q(), agent=agent, status=Thread.Status.ACTIVE)
+        .order_by("-updated_at")
+        .first()
+    )
+
+
+def thread_messages(*, actor, thread) -> list[Run]:
+    """The runs of a thread (already owner-checked), oldest first: one user + one assistant bubble each."""
+    return list(Run.objects.filter(actor.owner_q(), thread=thread).order_by("created_at"))
+
+
+@dataclass
+class DayCost:
+    day: datetime.date
+    run_cost: Decimal = Decimal(0)
+    runs: int = 0
+    memory_cost: Decimal = Decimal(0)
+    memory_ops: int = 0
+
+    @property
+    def total(self) -> Decimal:
+        return self.run_cost + self.memory_cost
+
+
+def costs_per_day(*, actor, days: int) -> list[DayCost]:
+    """This owner's run cost and memory cost (MemoryOp) per local day, oldest first, every day
+    of the window present (zeros included) so a chart has no gaps."""
+    today = timezone.localdate()
+    first = today - datetime.timedelta(days=days - 1)
+    since = timezone.make_aware(datetime.datetime.combine(first, datetime.time.min))
+    table = {first + datetime.timedelta(days=i): DayCost(day=first + datetime.timedelta(days=i)) for i in range(days)}
+    run_rows = (
+        Run.objects.filter(actor.owner_q(), created_at__gte=since)
+        .annotate(day=TruncDate("created_at"))
+        .values("day")
+        .annotate(cost=Sum("cost"), n=Count("id"))
+    )
+    for row in run_rows:
+        if row["day"] in table:
+            table[row["day"]].run_cost = row["cost"] or Decimal(0)
+            table[row["day"]].runs = row["n"]
+    op_rows = (
+        MemoryOp.objects.filter(actor.owner_q(), at__gte=since)
+        .annotate(day=TruncDate("at"))
+        .values("day")
+        .annotate(cost=Sum("cost"), n=Count("id"))
+    )
+    for row in op_rows:
+        if row["day"] in table:
+            table[row["day"]].memory_cost = row["cost"] or Decimal(0)
+            table[row["day"]].memory_ops = row["n"]
+    return [table[day] for day in sorted(table)]

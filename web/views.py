@@ -1,0 +1,198 @@
+"""The teacher pages: chat, memory panel, costs. Thin: reads come from selectors, every
+write goes through the same API an API client uses (the page script calls it with the
+session and a CSRF header), so there is no second copy of any business rule here."""
+
+import functools
+
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from agents.actor import Actor
+from agents.errors import NotFound
+from agents.selectors import agents_for_tenant, run_get_for_actor
+from threads.selectors import thread_get_for_actor
+from web.charts import cost_chart
+from web.errors import friendly_errors_table
+from web.selectors import costs_per_day, thread_latest_active, thread_list_for_actor, thread_messages
+
+SESSION_AGENT = "web_agent_id"
+# The core memory layer keeps at most this many confirmed facts (seed §4).
+MAX_CONFIRMED_FACTS = 30
+COST_WINDOWS = (7, 14, 30, 90)
+DEFAULT_COST_WINDOW = 14
+
+
+def teacher_page(view):
+    """login_required, and the account must belong to a school (a superuser without one
+    is sent to the admin instead of meeting a half-working page)."""
+
+    @login_required
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if request.user.tenant_id is None:
+            return render(request, "web/no_school.html", status=403)
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def actor_for(request) -> Actor:
+    return Actor(tenant=request.user.tenant, user=request.user)
+
+
+def school_agents(request) -> list:
+    if not hasattr(request, "_web_agents"):
+        request._web_agents = list(agents_for_tenant(tenant=request.user.tenant))
+    return request._web_agents
+
+
+def current_agent(request):
+    """The agent the teacher picked (kept in the session), else the school's first."""
+    agents = school_agents(request)
+    chosen = request.session.get(SESSION_AGENT)
+    return next((agent for agent in agents if agent.pk == chosen), agents[0] if agents else None)
+
+
+def _not_found_as_404(fn, **kwargs):
+    try:
+        return fn(**kwargs)
+    except NotFound as exc:
+        # Another school's or another teacher's row answers exactly like a missing one.
+        raise Http404(exc.message) from exc
+
+
+def _page_config(**extra) -> dict:
+    return {"errors": friendly_errors_table(), **extra}
+
+
+@teacher_page
+@require_GET
+def home(request):
+    return redirect("web:chat")
+
+
+@teacher_page
+@require_GET
+def chat(request):
+    """Continue the most recent active thread, or start a new one."""
+    agent = current_agent(request)
+    if agent is not None:
+        thread = thread_latest_active(actor=actor_for(request), agent=agent)
+        if thread is not None:
+            return redirect("web:chat_thread", thread_id=thread.pk)
+    return _render_chat(request, agent=agent, thread=None)
+
+
+@teacher_page
+@require_GET
+def chat_new(request):
+    return _render_chat(request, agent=current_agent(request), thread=None)
+
+
+@teacher_page
+@require_GET
+def chat_thread(request, thread_id: str):
+    thread = _not_found_as_404(thread_get_for_actor, actor=actor_for(request), thread_id=thread_id)
+    if request.session.get(SESSION_AGENT) != thread.agent_id:
+        request.session[SESSION_AGENT] = thread.agent_id
+    return _render_chat(request, agent=thread.agent, thread=thread)
+
+
+def _render_chat(request, *, agent, thread):
+    if agent is None:
+        return render(request, "web/no_agent.html")
+    actor = actor_for(request)
+    context = {
+        "agent": agent,
+        "thread": thread,
+        "runs": thread_messages(actor=actor, thread=thread) if thread else [],
+        "threads": thread_list_for_actor(actor=actor, agent=agent),
+        "page_config": _page_config(),
+        "active": "chat",
+    }
+    return render(request, "web/chat.html", context)
+
+
+@teacher_page
+@require_GET
+def run_row(request, run_id: str):
+    """One turn (the teacher's message and the sanitized reply), for the page script to swap
+    in when a streamed reply is done."""
+    run = _not_found_as_404(run_get_for_actor, actor=actor_for(request), run_id=run_id)
+    return render(request, "web/run_row.html", {"run": run})
+
+
+@teacher_page
+@require_GET
+def thread_rows(request):
+    """The sidebar's list, re-rendered after a reply (a new thread, a new time, a new title)."""
+    agent = current_agent(request)
+    threads = thread_list_for_actor(actor=actor_for(request), agent=agent) if agent else []
+    return render(request, "web/thread_list.html", {"threads": threads, "current_id": request.GET.get("current", "")})
+
+
+@teacher_page
+@require_POST
+def choose_agent(request):
+    agent_id = request.POST.get("agent_id", "")
+    if any(agent.pk == agent_id for agent in school_agents(request)):
+        request.session[SESSION_AGENT] = agent_id
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                           require_https=request.is_secure()) or "/chat/t/" in target:
+        # A thread belongs to one agent: after switching, start from that agent's chat.
+        target = "web:chat"
+    return redirect(target)
+
+
+@teacher_page
+@require_GET
+def memory(request):
+    agent = current_agent(request)
+    if agent is None:
+        return render(request, "web/no_agent.html")
+    ui = {
+        "max_facts": MAX_CONFIRMED_FACTS,
+        "count_of_max": "{n}/{max}",
+        "confidence": _("把握 {n}%"),
+        "confirmed": _("已确认，以后的对话会用到它。"),
+        "added": _("已添加。"),
+        "saved": _("已保存。"),
+        "deleted": _("已删除。"),
+        "evicted": _("已确认的事实满 {max} 条了，最久没用到的这条已被移除：{text}"),
+        "evicted_generic": _("已确认的事实满了，最久没用到的一条已被移除。"),
+    }
+    context = {"agent": agent, "max_facts": MAX_CONFIRMED_FACTS, "page_config": _page_config(ui=ui), "active": "memory"}
+    return render(request, "web/memory.html", context)
+
+
+@teacher_page
+@require_GET
+def costs(request):
+    try:
+        days = int(request.GET.get("days", DEFAULT_COST_WINDOW))
+    except ValueError:
+        days = DEFAULT_COST_WINDOW
+    if days not in COST_WINDOWS:
+        days = DEFAULT_COST_WINDOW
+    rows = costs_per_day(actor=actor_for(request), days=days)
+    context = {
+        "days": days,
+        "windows": COST_WINDOWS,
+        "rows": rows,
+        "rows_with_cost": [row for row in reversed(rows) if row.runs or row.memory_ops],
+        "chart": cost_chart(rows),
+        "total_run": sum(row.run_cost for row in rows),
+        "total_memory": sum(row.memory_cost for row in rows),
+        "total_runs": sum(row.runs for row in rows),
+        "total_ops": sum(row.memory_ops for row in rows),
+        "currency": settings.COST_CURRENCY,
+        "active": "costs",
+    }
+    context["total"] = context["total_run"] + context["total_memory"]
+    return render(request, "web/costs.html", context)
