@@ -49,31 +49,23 @@ class DayCost:
         return self.run_cost + self.memory_cost
 
 
+def _cost_per_day(queryset, date_field: str) -> dict:
+    rows = queryset.annotate(day=TruncDate(date_field)).values("day").annotate(cost=Sum("cost"), n=Count("id"))
+    return {row["day"]: (row["cost"] or Decimal(0), row["n"]) for row in rows}
+
+
 def costs_per_day(*, actor, days: int) -> list[DayCost]:
     """This owner's run cost and memory cost (MemoryOp) per local day, oldest first, every day
     of the window present (zeros included) so a chart has no gaps."""
     today = timezone.localdate()
     first = today - datetime.timedelta(days=days - 1)
     since = timezone.make_aware(datetime.datetime.combine(first, datetime.time.min))
-    table = {first + datetime.timedelta(days=i): DayCost(day=first + datetime.timedelta(days=i)) for i in range(days)}
-    run_rows = (
-        Run.objects.filter(actor.owner_q(), created_at__gte=since)
-        .annotate(day=TruncDate("created_at"))
-        .values("day")
-        .annotate(cost=Sum("cost"), n=Count("id"))
-    )
-    for row in run_rows:
-        if row["day"] in table:
-            table[row["day"]].run_cost = row["cost"] or Decimal(0)
-            table[row["day"]].runs = row["n"]
-    op_rows = (
-        MemoryOp.objects.filter(actor.owner_q(), at__gte=since)
-        .annotate(day=TruncDate("at"))
-        .values("day")
-        .annotate(cost=Sum("cost"), n=Count("id"))
-    )
-    for row in op_rows:
-        if row["day"] in table:
-            table[row["day"]].memory_cost = row["cost"] or Decimal(0)
-            table[row["day"]].memory_ops = row["n"]
-    return [table[day] for day in sorted(table)]
+    runs = _cost_per_day(Run.objects.filter(actor.owner_q(), created_at__gte=since), "created_at")
+    ops = _cost_per_day(MemoryOp.objects.filter(actor.owner_q(), at__gte=since), "at")
+    table = []
+    for offset in range(days):
+        day = first + datetime.timedelta(days=offset)
+        run_cost, run_count = runs.get(day, (Decimal(0), 0))
+        op_cost, op_count = ops.get(day, (Decimal(0), 0))
+        table.append(DayCost(day=day, run_cost=run_cost, runs=run_count, memory_cost=op_cost, memory_ops=op_count))
+    return table
