@@ -64,3 +64,26 @@ def test_a_real_worker_runs_the_memory_job_after_a_run_finishes(tmp_path):
             f"print(bool(r.memory_done_at), Success.objects.filter(name='memory {run_id}').count())"
         )
         assert procs.wait_until(lambda: procs.django_eval(env, code) == "True 1", timeout=60)
+
+
+def test_serve_runs_the_web_server_and_the_memory_worker_and_stops_both_on_ctrl_c(tmp_path):
+    import signal
+
+    env = procs.project_env(tmp_path / "db.sqlite3")
+    agent_id, key = procs.bootstrap_school(env)
+    port = procs.free_port()
+    proc = procs.spawn([procs.PYTHON, "manage.py", "serve", "--host", "127.0.0.1", "--port", str(port),
+                        "--workers", "1", "--threads", "8"], env, tmp_path / "serve.log")
+    try:
+        procs.wait_for_http(f"http://127.0.0.1:{port}/api/openapi.json", proc=proc)
+        status, body = procs.http_json("POST", f"http://127.0.0.1:{port}/api/agents/{agent_id}/run",
+                                       {"input": "出题"}, {"X-API-Key": key})
+        assert status == 200 and body["status"] == "completed"
+        code = f"from agents.models import Run; print(bool(Run.objects.get(pk='{body['run_id']}').memory_done_at))"
+        assert procs.wait_until(lambda: procs.django_eval(env, code) == "True", timeout=60)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        procs.stop(proc)
+    log = (tmp_path / "serve.log").read_text()
+    assert "gunicorn" in log.lower() or "Listening at" in log
