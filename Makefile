@@ -9,6 +9,10 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 REQ_HASH := $(shell sha1sum requirements.txt | cut -c1-12)
 STAMP  := $(VENV)/.installed-$(REQ_HASH)
+# llama.cpp's default -march=native build can pick CPU features (AMX, AVX512-FP16) that a
+# virtual machine advertises but traps on ("Illegal instruction"): build for a portable
+# AVX2 baseline instead.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 
 export HOST PORT
 
@@ -17,7 +21,7 @@ export HOST PORT
 $(STAMP): requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	@echo ">> installing Python packages into $(VENV) (llama-cpp-python compiles once, ~7 min on 2 cores; pip caches the wheel)"
-	CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(PY) -m pip install --disable-pip-version-check --progress-bar off -r requirements.txt
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(PY) -m pip install --disable-pip-version-check --progress-bar off -r requirements.txt
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 

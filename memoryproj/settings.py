@@ -108,7 +108,7 @@ REDIS_URL = env_str("REDIS_URL")
 
 # --- Memory queue (django-q2: one worker; timeout < retry; bounded attempts) -----------
 Q_CLUSTER = {
-    "name": "memory",
+    "name": env_str("MEMORY_QUEUE_NAME", "memory"),
     "workers": env_int("MEMORY_WORKERS", 1),
     "recycle": 200,
     "timeout": env_int("MEMORY_JOB_TIMEOUT", 600),

@@ -39,15 +39,51 @@ def wait_for_http(url: str, timeout: float = 60, proc: subprocess.Popen | None =
     raise TimeoutError(f"{url} did not answer in {timeout}s")
 
 
+_created_databases: list[str] = []
+
+
+def _postgres_database_for(db_path: Path) -> str:
+    """A fresh PostgreSQL database for one end-to-end test (dropped at exit)."""
+    import atexit
+    import hashlib
+
+    import psycopg
+
+    base = os.environ["DATABASE_URL"]
+    name = "e2e_" + hashlib.sha1(str(db_path).encode()).hexdigest()[:12]
+    admin_url = base.replace("postgres://", "postgresql://", 1)
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    if not _created_databases:
+        atexit.register(_drop_created_databases, admin_url)
+    _created_databases.append(name)
+    return base.rsplit("/", 1)[0] + "/" + name
+
+
+def _drop_created_databases(admin_url: str) -> None:
+    import psycopg
+
+    with contextlib.suppress(Exception), psycopg.connect(admin_url, autocommit=True) as conn:
+        for name in _created_databases:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 def project_env(db_path: Path | None = None, **extra) -> dict:
-    """Environment for a child process: a file SQLite database unless DATABASE_URL is set."""
+    """Environment for a child process against its own database: a file SQLite database, or,
+    when the suite runs on PostgreSQL (DATABASE_URL set), a fresh PostgreSQL database, with
+    Redis as the broker when REDIS_URL is set and a queue name of its own."""
     env = os.environ.copy()
     env.pop("DJANGO_SETTINGS_MODULE", None)
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("ALLOW_SCRIPTED_PROVIDER", "1")
     env["SECURE_COOKIES"] = "0"
     if db_path is not None and not extra.get("DATABASE_URL"):
-        env["DATABASE_URL"] = f"sqlite:///{db_path}"
+        if os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
+            env["DATABASE_URL"] = _postgres_database_for(db_path)
+        else:
+            env["DATABASE_URL"] = f"sqlite:///{db_path}"
+        env["MEMORY_QUEUE_NAME"] = "e2e-" + os.urandom(4).hex()
     env.update({k: str(v) for k, v in extra.items()})
     return env
 
@@ -146,3 +182,40 @@ def wait_until(predicate, timeout: float = 60, interval: float = 0.25):
             return value
         time.sleep(interval)
     raise TimeoutError("condition not met in time")
+
+
+def django_eval(env: dict, code: str) -> str:
+    """Run Python in the child's Django (manage.py shell -c) and return the last line it printed."""
+    out = manage(env, "shell", "--no-imports", "-c", code)
+    return out.splitlines()[-1] if out else ""
+
+
+def sse_request(url: str, body: dict, headers: dict | None = None, timeout: float = 120) -> list[tuple[str, dict]]:
+    """POST and read a whole Server-Sent Events stream."""
+    data = json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method="POST",
+                                     headers={"Content-Type": "application/json", **(headers or {})})
+    events, name = [], ""
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        for raw in response:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                events.append((name, json.loads(line[6:])))
+    return events
+
+
+def bootstrap_school(env: dict, *, provider: str = "scripted", base_url: str = "", model: str = "",
+                     language: str = "zh", slug: str = "yizhong") -> tuple[str, str]:
+    """migrate, then a school, an agent and an API key through the public commands."""
+    manage(env, "migrate", "--noinput")
+    manage(env, "create_tenant", slug, "--name", "第一中学")
+    args = ["create_agent", "--tenant", slug, "--name", "出题助手", "--provider", provider, "--language", language]
+    if base_url:
+        args += ["--base-url", base_url]
+    if model:
+        args += ["--model", model]
+    agent_id = manage(env, *args).splitlines()[-1]
+    key = manage(env, "create_api_key", "--tenant", slug).splitlines()[-1]
+    return agent_id, key

@@ -1,0 +1,90 @@
+import pytest
+
+from agents.models import Agent
+from agents.providers import memory_providers, provider_for_agent
+from agents.providers.base import ProviderError, endpoint_is_local, price
+from agents.providers.local import LocalProvider, local_model_path
+
+
+def _agent(**fields):
+    defaults = {"provider_kind": "openai", "model": "qwen-plus", "base_url": "", "local_first": False}
+    return Agent(**{**defaults, **fields})
+
+
+def test_the_scripted_provider_is_refused_outside_test_settings(settings, school):
+    settings.ALLOW_SCRIPTED_PROVIDER = False
+    with pytest.raises(ProviderError) as excinfo:
+        provider_for_agent(_agent(provider_kind="scripted"))
+    assert excinfo.value.code == "provider_not_allowed"
+
+
+def test_creating_a_scripted_agent_is_refused_outside_test_settings(settings, school):
+    from agents.errors import AppError
+    from agents.services import agent_create
+
+    settings.ALLOW_SCRIPTED_PROVIDER = False
+    with pytest.raises(AppError) as excinfo:
+        agent_create(tenant=school, name="x", provider_kind="scripted")
+    assert excinfo.value.code == "provider_not_allowed"
+
+
+@pytest.mark.parametrize(
+    "url, local",
+    [
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://localhost:11434", True),
+        ("http://10.0.0.5:8000/v1", True),
+        ("http://192.168.1.20/v1", True),
+        ("https://dashscope.aliyuncs.com/compatible-mode/v1", False),
+        ("https://api.openai.com/v1", False),
+        ("", False),
+    ],
+)
+def test_endpoints_are_classified_local_or_cloud(url, local):
+    assert endpoint_is_local(url) is local
+
+
+def test_memory_work_of_a_cloud_agent_falls_back_only_to_a_local_model():
+    chain = memory_providers(_agent(base_url="https://dashscope.aliyuncs.com/compatible-mode/v1"))
+    assert chain[0].kind == "openai"
+    assert all(p.is_local for p in chain[1:]) and len(chain) >= 2
+
+
+def test_a_local_first_agent_never_reaches_a_cloud_provider_for_memory_work():
+    chain = memory_providers(
+        _agent(base_url="https://dashscope.aliyuncs.com/compatible-mode/v1", local_first=True)
+    )
+    assert chain and all(p.is_local for p in chain)
+
+
+def test_a_local_agents_memory_work_stays_on_the_local_model():
+    chain = memory_providers(_agent(provider_kind="local", model="smollm2", local_first=True))
+    assert [p.kind for p in chain] == ["local"]
+
+
+def test_the_price_table_turns_real_token_counts_into_cost(settings):
+    settings.MODEL_PRICES = {"qwen-plus": {"input": 0.8, "output": 2.0}}
+    assert str(price("qwen-plus", 1_000_000, 500_000)) == "1.800000"
+    assert price("unknown-model", 1000, 1000) == 0
+
+
+def test_the_local_model_file_ships_inside_a_package():
+    path = local_model_path()
+    assert path.suffix == ".gguf" and path.stat().st_size > 10_000_000
+
+
+def test_the_local_provider_generates_for_real():
+    provider = LocalProvider(model="smollm2-135m-instruct")
+    pieces = []
+    final = None
+    for kind, value in provider.stream(
+        [{"role": "user", "content": "Write one exam question about binary trees."}], max_tokens=24
+    ):
+        if kind == "delta":
+            pieces.append(value)
+        else:
+            final = value
+    assert len(pieces) >= 2, "the reply streams in pieces"
+    assert final is not None and final.text == "".join(pieces)
+    assert final.text.strip()
+    assert final.prompt_tokens > 0 and 0 < final.completion_tokens <= 30
