@@ -22,10 +22,18 @@ FRIENDLY_ERRORS = {
         "这条内容涉及敏感个人信息（身份证号、电话、成绩、健康状况等）。按照红线规定，系统不能记住它。"
     ),
     "network": _("网络连接中断了，请检查网络后再试。"),
+    "empty_title": _("标题不能为空。"),
+    "title_too_long": _("标题太长了，请写短一点。"),
+    "fact_empty": _("事实内容不能为空。"),
+    "fact_too_long": _("这条事实太长了，请写短一点。"),
+    "duplicate_fact": _("已经有一条相同的事实了。"),
     "validation_error": _("内容格式不对，请修改后再试。"),
     "bad_request": _("内容格式不对，请修改后再试。"),
 }
 DEFAULT_ERROR = _("出了点问题，请稍后再试。")
+# API errors whose `message` is already a sentence for a person, in the request's language
+# (the red-line refusal names what it found); the page shows that sentence instead.
+SERVER_SENTENCES = ("sensitive_content", "fact_too_long", "duplicate_fact")
 
 
 def friendly_error(code: str) -> str:

@@ -17,7 +17,7 @@ from agents.errors import NotFound
 from agents.selectors import agents_for_tenant, run_get_for_actor
 from threads.selectors import thread_get_for_actor
 from web.charts import cost_chart
-from web.errors import friendly_errors_table
+from web.errors import SERVER_SENTENCES, friendly_errors_table
 from web.selectors import costs_per_day, thread_latest_active, thread_list_for_actor, thread_messages
 
 SESSION_AGENT = "web_agent_id"
@@ -67,7 +67,7 @@ def _not_found_as_404(fn, **kwargs):
 
 
 def _page_config(**extra) -> dict:
-    return {"errors": friendly_errors_table(), **extra}
+    return {"errors": friendly_errors_table(), "server_sentences": SERVER_SENTENCES, **extra}
 
 
 @teacher_page
@@ -165,7 +165,6 @@ def memory(request):
         "saved": _("已保存。"),
         "deleted": _("已删除。"),
         "evicted": _("已确认的事实满 {max} 条了，最久没用到的这条已被移除：{text}"),
-        "evicted_generic": _("已确认的事实满了，最久没用到的一条已被移除。"),
     }
     context = {"agent": agent, "max_facts": MAX_CONFIRMED_FACTS, "page_config": _page_config(ui=ui), "active": "memory"}
     return render(request, "web/memory.html", context)

@@ -19,7 +19,10 @@
     return meta ? meta.content : "";
   }
 
-  function errorText(code) {
+  /* A stable code as a sentence. Some API errors already carry a sentence written for the
+   * person, in their language (the red-line refusal names what it found): use it. */
+  function errorText(code, data) {
+    if (data && data.message && (config.server_sentences || []).indexOf(code) >= 0) return data.message;
     return errors[code] || errors[""] || String(code || "");
   }
 
@@ -91,7 +94,7 @@
 
     function scrollToEnd() { messages.scrollTop = messages.scrollHeight; window.scrollTo(0, document.body.scrollHeight); }
     function urlFor(template, id) { return template.replace(template.indexOf("THREAD_ID") >= 0 ? "THREAD_ID" : "RUN_ID", encodeURIComponent(id)); }
-    function say(code) { notice.textContent = errorText(code); show(notice, true); }
+    function say(code, data) { notice.textContent = errorText(code, data); show(notice, true); }
 
     function setContinue(runId) {
       continueRunId = runId || "";
@@ -280,7 +283,7 @@
       var value = renameInput.value.trim();
       if (!value || !threadId) return;
       api("PATCH", apiRoot + "threads/" + encodeURIComponent(threadId), { title: value }).then(function (result) {
-        if (!result.ok) return say(result.code);
+        if (!result.ok) return say(result.code, result.data);
         title.textContent = (result.data && result.data.title) || value;
         renaming(false);
         refreshSidebar();
@@ -307,6 +310,7 @@
     var addForm = document.getElementById("add-fact-form");
     var addInput = document.getElementById("add-fact-input");
     var addError = document.getElementById("add-fact-error");
+    var limit = ui.max_facts;
 
     function tell(text, isError) {
       notice.textContent = text;
@@ -342,32 +346,23 @@
         show(document.getElementById("memory-loading"), false);
         if (!result.ok) { tell(errorText(result.code), true); return; }
         var data = result.data || {};
-        fill("confirmed-list", "confirmed-empty", "confirmed-count", data.confirmed || [], "fact-row-template", ui.max_facts);
+        if (data.limit) limit = data.limit;
+        fill("confirmed-list", "confirmed-empty", "confirmed-count", data.confirmed || [], "fact-row-template", limit);
         fill("pending-list", "pending-empty", "pending-count", data.pending || [], "candidate-row-template", 0);
         root.dataset.loaded = String(Number(root.dataset.loaded || 0) + 1);
       });
     }
 
-    /* The confirm/add response says which fact made room, if one did. */
-    function evictedTexts(data) {
-      if (!data || typeof data !== "object") return null;
-      var evicted = data.evicted !== undefined ? data.evicted : (data.eviction !== undefined ? data.eviction : data.evicted_fact);
-      if (!evicted) return null;
-      var list = Array.isArray(evicted) ? evicted : [evicted];
-      if (!list.length) return null;
-      return list.map(function (item) { return typeof item === "string" ? item : (item && (item.text || item.fact)) || ""; })
-        .filter(Boolean);
-    }
-
+    /* The confirm/add response lists the facts that made room (`evicted`) and carries a
+     * sentence for the person, in their language; fall back to ours. */
     function afterWrite(result, doneText) {
-      var evicted = evictedTexts(result.data);
-      if (evicted) {
-        tell(evicted.length ? format(ui.evicted, { max: ui.max_facts, text: evicted.join("；") }) : ui.evicted_generic, false);
-        notice.classList.add("warning");
-      } else {
-        notice.classList.remove("warning");
-        tell(doneText, false);
-      }
+      var data = result.data || {};
+      var evicted = Array.isArray(data.evicted) ? data.evicted : [];
+      var text = data.message || (evicted.length
+        ? format(ui.evicted, { max: limit, text: evicted.map(function (f) { return f.text; }).join("；") })
+        : doneText);
+      tell(text, false);
+      notice.classList.toggle("warning", evicted.length > 0);
       return load();
     }
 
@@ -387,7 +382,7 @@
 
     function rowFailed(li, result) {
       var slot = li.querySelector(".row-error");
-      slot.textContent = errorText(result.code);
+      slot.textContent = errorText(result.code, result.data);
       show(slot, true);
     }
 
@@ -433,7 +428,7 @@
       addForm.classList.remove("refused");
       api("POST", agentPath + "/facts", { text: text }).then(function (result) {
         if (!result.ok) {
-          addError.textContent = errorText(result.code);
+          addError.textContent = errorText(result.code, result.data);
           addForm.classList.toggle("refused", result.code === "sensitive_content");
           show(addError, true);
           return;

@@ -4,6 +4,8 @@ this by name (SCRIPTED_RESPONDER), so it must stay free of test-only imports.
 Replies are chosen from the teacher's request (the text after the input label), never
 from the history around it, so the same request gets the same reply in any thread."""
 
+import json
+
 from agents.providers.base import ProviderError
 from agents.providers.scripted import default_responder
 
@@ -36,7 +38,11 @@ HOSTILE = """标题里有脚本 <script>window.__xss = 1</script>
 """
 
 CONTINUED = "已在上次产物上继续：把选择题改成了 10 道。"
-FACT = "王老师教高二（3）班的数据结构，试卷用 100 分制。"
+# Extraction (the memory worker): a fact per class the teacher mentions, as a JSON list.
+FACTS = {
+    "高二（3）班": "老师教高二（3）班的数据结构，试卷用 100 分制。",
+    "高一（1）班": "下学期老师改教高一（1）班。",
+}
 
 LABELS = ("[用户问题]\n", "[User request]\n")
 
@@ -65,5 +71,6 @@ def respond(messages, purpose):
             return ProviderError("provider_timeout", "scripted timeout")
         return default_responder(messages, purpose)
     if purpose == "extract":
-        return FACT if "100 分制" in prompt else "NONE"
+        facts = [{"fact": fact, "confidence": 0.8} for key, fact in FACTS.items() if key in prompt]
+        return json.dumps(facts, ensure_ascii=False) if facts else "NONE"
     return default_responder(messages, purpose)

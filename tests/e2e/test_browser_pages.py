@@ -1,6 +1,7 @@
 """The teacher pages in a real browser: headless Chromium (Debian's package, driven by
-Playwright) against the production server and a real memory worker on a file database,
-with agents on the scripted provider (replies from tests/e2e/browser_responder.py).
+Playwright) against the production server and a real memory worker on a database of their
+own (a file SQLite one, or a fresh PostgreSQL one when the suite runs there), with agents
+on the scripted provider (replies from tests/e2e/browser_responder.py).
 
 Screenshots of the main pages land in $BROWSER_SCREENSHOTS (default: a pytest temp folder).
 """
@@ -68,7 +69,6 @@ def site(tmp_path_factory):
     env = procs.project_env(
         tmp / "db.sqlite3",
         SCRIPTED_RESPONDER="tests.e2e.browser_responder.respond",
-        REDIS_URL="",  # the ORM broker in the same file database: no queue shared with other runs
         VAR_DIR=str(tmp / "var"),
         DEBUG="0",
     )
@@ -311,11 +311,46 @@ def test_a_pending_candidate_is_confirmed_in_one_click_and_red_lines_are_refused
     page.fill("#add-fact-input", "我习惯在试卷最后附上答案")
     page.click("#add-fact-form button[type=submit]")
     page.locator("#confirmed-list li.fact").filter(has_text="附上答案").wait_for()
+    # One more candidate waits under 待确认 for the screenshot.
+    send_from_memory_page(page, "下学期我改教高一（1）班，也用 100 分制")
     page.screenshot(path=str(shots / "memory.png"), full_page=True)
     page.set_viewport_size({"width": 360, "height": 740})
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     page.screenshot(path=str(shots / "memory-360.png"), full_page=True)
     assert page.errors == []
+
+
+def test_confirming_the_31st_fact_tells_which_fact_was_evicted(open_page, site, shots):
+    page = open_page()
+    log_in(page, "wu")
+    if not api_has(page, "/api/agents/{agent_id}/memory"):
+        pytest.skip("the core memory API is not on this branch yet")
+    token = page.locator('meta[name="csrf-token"]').get_attribute("content")
+    for n in range(30):
+        response = page.request.post(f"/api/agents/{site['agent']}/memory/facts", data={"text": f"第 {n + 1} 条偏好"},
+                                     headers={"X-CSRFToken": token})
+        assert response.status == 201, response.text()
+    page.goto("/memory/")
+    page.wait_for_function("() => document.getElementById('memory').dataset.loaded")
+    assert page.locator("#confirmed-count").inner_text() == "30/30"
+    page.fill("#add-fact-input", "第 31 条偏好")
+    page.click("#add-fact-form button[type=submit]")
+    notice = page.locator("#memory-notice.warning")
+    notice.wait_for()
+    assert "第 1 条偏好" in notice.inner_text()
+    page.locator("#confirmed-list li.fact").filter(has_text="第 31 条偏好").wait_for()
+    assert page.locator("#confirmed-count").inner_text() == "30/30"
+    assert page.locator("#confirmed-list li.fact").filter(has_text="第 1 条偏好").count() == 0
+    page.screenshot(path=str(shots / "memory-eviction.png"))
+
+
+def send_from_memory_page(page, text):
+    """A chat message sent through the API the chat page uses, then wait for its candidate."""
+    token = page.locator('meta[name="csrf-token"]').get_attribute("content")
+    agent_id = page.locator("#memory").get_attribute("data-agent-id")
+    response = page.request.post(f"/api/agents/{agent_id}/run", data={"input": text}, headers={"X-CSRFToken": token})
+    assert response.status == 200
+    procs.wait_until(lambda: _reload_until_visible(page, page.locator("#pending-list li.candidate")), timeout=60)
 
 
 def _reload_until_visible(page, locator) -> bool:
