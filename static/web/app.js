@@ -368,9 +368,10 @@
 
     function editing(li, on) {
       var text = li.querySelector(".fact-text");
-      var box = li.querySelector(".fact-edit");
+      var box = li.querySelector(".fact-edit textarea");
       if (on) box.value = text.textContent;
-      show(box, on); show(text, !on);
+      show(li.querySelector(".fact-edit"), on);
+      show(text, !on);
       li.classList.toggle("editing", on);
       li.querySelectorAll("[data-action]").forEach(function (button) {
         var action = button.dataset.action;
@@ -398,14 +399,14 @@
       if (action === "cancel") return editing(li, false);
       if (action === "confirm") {
         var body = {};
-        var box = li.querySelector(".fact-edit");
+        var box = li.querySelector(".fact-edit textarea");
         if (li.classList.contains("editing") && box.value.trim() && box.value.trim() !== li.querySelector(".fact-text").textContent) {
           body.text = box.value.trim();
         }
         call = api("POST", apiRoot + "memory/candidates/" + id + "/confirm", body);
         doneText = ui.confirmed;
       } else if (action === "save") {
-        call = api("PATCH", apiRoot + "memory/facts/" + id, { text: li.querySelector(".fact-edit").value.trim() });
+        call = api("PATCH", apiRoot + "memory/facts/" + id, { text: li.querySelector(".fact-edit textarea").value.trim() });
         doneText = ui.saved;
       } else if (action === "delete") {
         call = api("DELETE", apiRoot + (candidate ? "memory/candidates/" : "memory/facts/") + id);

@@ -307,12 +307,21 @@ def test_a_pending_candidate_is_confirmed_in_one_click_and_red_lines_are_refused
     error.wait_for()
     assert "敏感" in error.inner_text() and "sensitive_content" not in error.inner_text()
     assert "110101199003071234" not in page.locator("#confirmed-list").inner_text()
+    page.screenshot(path=str(shots / "memory-refused.png"))
 
     page.fill("#add-fact-input", "我习惯在试卷最后附上答案")
     page.click("#add-fact-form button[type=submit]")
     page.locator("#confirmed-list li.fact").filter(has_text="附上答案").wait_for()
-    # One more candidate waits under 待确认 for the screenshot.
+    # A candidate confirmed after editing its text.
     send_from_memory_page(page, "下学期我改教高一（1）班，也用 100 分制")
+    candidate = page.locator("#pending-list li.candidate").filter(has_text="高一（1）班")
+    candidate.locator("[data-action=edit]").click()
+    candidate.locator(".fact-edit textarea").fill("下学期我改教高一（1）班和高一（2）班。")
+    candidate.locator("[data-action=confirm]").click()
+    page.locator("#confirmed-list li.fact").filter(has_text="高一（2）班").wait_for()
+    assert page.locator("#pending-list li.candidate").count() == 0
+    # And one more waits under 待确认 for the screenshot.
+    send_from_memory_page(page, "期末考试也按这个来")
     page.screenshot(path=str(shots / "memory.png"), full_page=True)
     page.set_viewport_size({"width": 360, "height": 740})
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
