@@ -155,7 +155,7 @@
       }).catch(function () {
         // Keep the streamed plain text; just stop the "generating" indicator.
         turn.classList.remove("streaming");
-        var pending = turn.querySelector(".pending");
+        var pending = turn.querySelector(".generating");
         if (pending) pending.remove();
       });
     }
@@ -413,6 +413,7 @@
         doneText = ui.deleted;
       }
       if (!call) return;
+      tell("", false);
       button.disabled = true;
       call.then(function (result) {
         button.disabled = false;
@@ -426,6 +427,7 @@
       var text = addInput.value.trim();
       if (!text) return;
       show(addError, false);
+      tell("", false);
       addForm.classList.remove("refused");
       api("POST", agentPath + "/facts", { text: text }).then(function (result) {
         if (!result.ok) {
