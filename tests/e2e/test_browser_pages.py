@@ -278,7 +278,7 @@ def test_a_teacher_renames_and_archives_a_thread(open_page, site):
     page.fill("#rename-input", "期中试卷（二班）")
     page.click("#rename-form button[type=submit]")
     page.wait_for_function("() => document.getElementById('thread-title').textContent === '期中试卷（二班）'")
-    assert "期中试卷（二班）" in page.locator("#thread-list a[aria-current=page]").inner_text()
+    page.locator("#thread-list a[aria-current=page]").filter(has_text="期中试卷（二班）").wait_for()
     page.reload()
     assert page.locator("#thread-title").inner_text() == "期中试卷（二班）"
 
