@@ -1,6 +1,6 @@
 """L2 core memory endpoints: thin over the services, scoped to school and owner."""
 
-from ninja import Query, Router, Schema
+from ninja import Query, Router, Schema, Status
 
 from agents.auth import actor_of
 from agents.schemas import ErrorOut
@@ -46,7 +46,7 @@ def delete_candidate(request, candidate_id: str, owner: Query[OwnerQuery]):
     actor = actor_of(request, owner.user)
     candidate = candidate_get_for_actor(actor=actor, candidate_id=candidate_id)
     services.candidate_delete(tenant=actor.tenant, candidate=candidate)
-    return 204, None
+    return Status(204, None)
 
 
 @router.post("/agents/{agent_id}/memory/facts", response={201: ConfirmOut, **ERRORS},
@@ -55,7 +55,7 @@ def add_fact(request, agent_id: str, payload: FactIn, owner: Query[OwnerQuery]):
     actor = actor_of(request, payload.user or owner.user)
     agent = agent_get_for_tenant(tenant=actor.tenant, agent_id=agent_id)
     result = services.fact_add(actor=actor, agent=agent, text=payload.text)
-    return 201, ConfirmOut.from_result(result, services.confirm_message(result))
+    return Status(201, ConfirmOut.from_result(result, services.confirm_message(result)))
 
 
 @router.patch("/memory/facts/{fact_id}", response={200: FactOut, **ERRORS}, summary="Edit a fact")
@@ -70,4 +70,4 @@ def delete_fact(request, fact_id: str, owner: Query[OwnerQuery]):
     actor = actor_of(request, owner.user)
     fact = fact_get_for_actor(actor=actor, fact_id=fact_id)
     services.fact_delete(tenant=actor.tenant, fact=fact)
-    return 204, None
+    return Status(204, None)
