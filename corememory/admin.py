@@ -63,7 +63,7 @@ class OwnerFilter(admin.SimpleListFilter):
         if not value:
             return queryset
         if value.startswith("u:"):
-            return queryset.filter(owner_id=value[2:])
+            return queryset.filter(owner_id=value[2:]) if value[2:].isdigit() else queryset.none()
         if value.startswith("e:"):
             return queryset.filter(owner__isnull=True, end_user=value[2:])
         return queryset.filter(owner__isnull=True, end_user="")
