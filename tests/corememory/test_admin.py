@@ -49,6 +49,8 @@ def test_a_school_admin_sees_only_their_schools_candidates(admin_client, both_sc
     assert ours.text in texts(response)
     assert theirs.text not in texts(response)
     assert other_agent.name not in texts(response)  # not even as a filter choice
+    detail = admin_client.get(f"{CANDIDATES}{ours.pk}/change/")
+    assert detail.status_code == 200 and ours.text in texts(detail) and 'name="text"' not in texts(detail)
     assert admin_client.get(f"{CANDIDATES}{theirs.pk}/change/").status_code in (302, 404)
 
 

@@ -260,5 +260,5 @@ def test_a_school_wide_api_client_confirms_its_own_candidates(api, agent, school
     candidate = make_candidate("全校统一用人教版")
     body = api.post(f"/api/memory/candidates/{candidate.pk}/confirm").json()
     assert body["fact"]["confirmed_by"] is None and body["fact"]["confirmed_via"] == "api"
-    facts = services.CoreFact.objects.filter(Actor(tenant=school, via_api_key=True).owner_q())
+    facts = CoreFact.objects.filter(Actor(tenant=school, via_api_key=True).owner_q())
     assert list(facts.values_list("text", flat=True)) == ["全校统一用人教版"]

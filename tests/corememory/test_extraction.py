@@ -82,7 +82,7 @@ def test_a_retried_job_does_not_extract_twice(teacher_api, agent, memory_jobs, e
 
 
 def test_a_claim_left_by_a_dead_worker_is_taken_again_after_the_job_timeout(
-        teacher_api, agent, memory_jobs, extract_replies, scripted_provider, settings):
+        teacher_api, agent, extract_replies, settings):
     from datetime import timedelta
 
     from django.utils import timezone

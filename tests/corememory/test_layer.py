@@ -91,7 +91,7 @@ def test_an_instruction_inside_a_fact_is_neutralised(teacher_api, agent, teacher
     assert "[System]" not in prompt and "⟨已过滤⟩" in prompt
 
 
-def test_another_teachers_facts_are_not_injected(client, teacher_api, agent, second_actor, add_fact):
+def test_another_teachers_facts_are_not_injected(teacher_api, agent, second_actor, add_fact):
     add_fact(second_actor, "教初三")
     run_id = teacher_api.run(agent, "出题").json()["run_id"]
     assert core_section(run_id) is None
