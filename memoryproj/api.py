@@ -72,5 +72,7 @@ def _plain(errors):
 
 
 from agents.api import router as agents_router  # noqa: E402
+from corememory.api import router as corememory_router  # noqa: E402
 
 api.add_router("/", agents_router)
+api.add_router("/", corememory_router)

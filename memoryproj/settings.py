@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "django_q",
     "agents",
     "threads",
+    "corememory",
     "web",
 ]
 
@@ -132,7 +133,9 @@ else:
 # and when its write-path step runs in the memory job.
 MEMORY_LAYERS = env_list(
     "MEMORY_LAYERS",
-    [],
+    [
+        "corememory.layer.CoreLayer",
+    ],
 )
 
 # L0 working memory: one run's messages.

