@@ -15,14 +15,13 @@ from django.views.decorators.http import require_GET, require_POST
 from agents.actor import Actor
 from agents.errors import NotFound
 from agents.selectors import agents_for_tenant, run_get_for_actor
+from corememory.services import MAX_CONFIRMED
 from threads.selectors import thread_get_for_actor
 from web.charts import cost_chart
 from web.errors import SERVER_SENTENCES, friendly_errors_table
 from web.selectors import costs_per_day, thread_latest_active, thread_list_for_actor, thread_messages
 
 SESSION_AGENT = "web_agent_id"
-# The core memory layer keeps at most this many confirmed facts (seed §4).
-MAX_CONFIRMED_FACTS = 30
 COST_WINDOWS = (7, 14, 30, 90)
 DEFAULT_COST_WINDOW = 14
 
@@ -157,7 +156,7 @@ def memory(request):
     if agent is None:
         return render(request, "web/no_agent.html")
     ui = {
-        "max_facts": MAX_CONFIRMED_FACTS,
+        "max_facts": MAX_CONFIRMED,
         "count_of_max": "{n}/{max}",
         "confidence": _("把握 {n}%"),
         "confirmed": _("已确认，以后的对话会用到它。"),
@@ -166,7 +165,7 @@ def memory(request):
         "deleted": _("已删除。"),
         "evicted": _("已确认的事实满 {max} 条了，最久没用到的这条已被移除：{text}"),
     }
-    context = {"agent": agent, "max_facts": MAX_CONFIRMED_FACTS, "page_config": _page_config(ui=ui), "active": "memory"}
+    context = {"agent": agent, "max_facts": MAX_CONFIRMED, "page_config": _page_config(ui=ui), "active": "memory"}
     return render(request, "web/memory.html", context)
 
 
