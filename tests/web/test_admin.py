@@ -76,3 +76,12 @@ def test_a_staff_teacher_who_is_not_a_school_admin_sees_no_tasks(school, agent):
     staff = teacher_create(tenant=school, username="staffer", password="pw-staff-123", is_staff=True)
     a_task(a_run(agent))
     assert admin_client(staff).get("/admin/django_q/success/").status_code == 403
+
+
+def test_a_school_admins_index_holds_the_memory_work_of_their_school(school_admin, agent):
+    html = admin_client(school_admin).get("/admin/").content.decode()
+    for path in ("/admin/threads/thread/", "/admin/agents/run/", "/admin/agents/memoryop/",
+                 "/admin/django_q/success/", "/admin/django_q/failure/"):
+        assert f'href="{path}"' in html, path
+    # Schools and people are managed by the superuser, not by a school admin.
+    assert 'href="/admin/agents/tenant/"' not in html and 'href="/admin/agents/user/"' not in html
