@@ -250,6 +250,9 @@
         setBusy(false);
         scrollToEnd();
         return refreshSidebar();
+      }).then(function () {
+        // Each finished exchange, sidebar included, bumps this (tests and tools wait on it).
+        root.dataset.exchanges = String(Number(root.dataset.exchanges || 0) + 1);
       });
     }
 

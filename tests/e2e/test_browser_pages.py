@@ -137,12 +137,14 @@ def watch_streaming(page):
 
 def send(page, text):
     before = page.locator("#messages .turn").count()
+    exchanges = int(page.locator("#chat").get_attribute("data-exchanges") or 0)
     page.fill("#composer-input", text)
     page.click("#send-button")
-    # Done: the streamed bubble was swapped for the server's rendering, the composer is free again.
+    # Done: the streamed bubble was swapped for the server's rendering and the sidebar redrawn.
+    page.wait_for_function(f"() => Number(document.getElementById('chat').dataset.exchanges || 0) > {exchanges}")
     page.locator("#messages .turn").nth(before).locator(".bubble.assistant.completed, .bubble.assistant.failed") \
         .wait_for()
-    page.wait_for_function("() => !document.getElementById('send-button').disabled")
+    assert not page.locator("#send-button").is_disabled()
     return page.locator("#messages .turn").nth(before)
 
 
