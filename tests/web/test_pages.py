@@ -132,6 +132,15 @@ def test_another_teacher_gets_404_for_a_thread_or_turn_by_url(teacher, second_te
     assert logged_in(teacher).get(f"/chat/t/{run.thread_id}/").status_code == 200
 
 
+@pytest.mark.django_db
+def test_a_missing_page_is_a_sentence_in_the_site_layout(teacher, settings):
+    settings.DEBUG = False
+    response = logged_in(teacher).get("/chat/t/th_missing/")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert "没有找到这个页面" in html and "第一中学" in html
+
+
 def test_the_sidebar_lists_only_this_teachers_active_threads_with_the_current_agent(
     teacher, second_teacher, agent, en_agent
 ):
