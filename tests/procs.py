@@ -120,7 +120,8 @@ def web_server(env: dict, tmp: Path, *, workers: int = 1, threads: int = 16):
     port = free_port()
     proc = spawn(
         [PYTHON, "-m", "gunicorn", "memoryproj.wsgi:application", "--bind", f"127.0.0.1:{port}",
-         "--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads), "--timeout", "120"],
+         "--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads), "--timeout", "120",
+         "--no-control-socket"],
         env, tmp / f"gunicorn-{port}.log",
     )
     base = f"http://127.0.0.1:{port}"
