@@ -74,3 +74,7 @@ def _plain(errors):
 from agents.api import router as agents_router  # noqa: E402
 
 api.add_router("/", agents_router)
+
+from knowledge.api import router as knowledge_router  # noqa: E402
+
+api.add_router("/", knowledge_router)

@@ -1,0 +1,26 @@
+from search.terms import index_terms, query_terms
+
+
+def test_cjk_text_is_indexed_as_single_characters_and_bigrams():
+    assert index_terms("数据结构") == ["数", "据", "结", "构", "数据", "据结", "结构"]
+
+
+def test_cjk_queries_use_bigrams_only():
+    assert query_terms("简答题换两道") == ["简答", "答题", "题换", "换两", "两道"]
+
+
+def test_a_lone_cjk_character_is_queried_as_itself():
+    assert query_terms("第3章") == ["第", "3", "章"]
+
+
+def test_latin_text_becomes_lower_cased_words_and_numbers_without_stop_words():
+    assert query_terms("The Binary-Tree of CHAPTER 12") == ["binary", "tree", "chapter", "12"]
+    assert index_terms("The Binary-Tree") == ["binary", "tree"]
+
+
+def test_full_width_letters_and_digits_fold_to_ascii():
+    assert query_terms("ＡＢＣ１２ 试卷") == ["abc12", "试卷"]
+
+
+def test_punctuation_splits_cjk_runs():
+    assert query_terms("试卷，简答题") == ["试卷", "简答", "答题"]
