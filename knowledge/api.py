@@ -3,6 +3,7 @@
 import json
 
 from ninja import Query, Router, Schema
+from ninja.responses import Status
 from pydantic import ValidationError as PydanticValidationError
 
 from agents.auth import actor_of
@@ -76,7 +77,7 @@ def create_document(request, agent_id: str):
         payload = _document_in(request)
         document = document_create(tenant=actor.tenant, agent=agent, title=payload.title, text=payload.text,
                                    created_by=actor.user)
-    return 201, DocumentOut.from_document(document)
+    return Status(201, DocumentOut.from_document(document))
 
 
 @router.get("/agents/{agent_id}/documents", response={200: DocumentListOut, **ERRORS},
@@ -97,4 +98,4 @@ def list_documents(request, agent_id: str, page: Query[Page]):
 def delete_document(request, document_id: str):
     actor = actor_of(request)
     document_delete(actor=actor, document=document_get_for_tenant(tenant=actor.tenant, document_id=document_id))
-    return 204, None
+    return Status(204, None)

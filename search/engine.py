@@ -1,19 +1,22 @@
 """BM25 over the database postings, served from a small in-process cache per scope.
 
-Scoring (Okapi BM25, Lucene's non-negative idf):
+Scoring (Okapi BM25 with Lucene's non-negative idf, smoothed for young scopes):
 
-    idf(t)      = ln(1 + (N - df + 0.5) / (df + 0.5))
+    idf(t)      = ln(1 + (N + N0 - df + 0.5) / (df + 0.5))
     bm25(q, d)  = Σ_t∈q idf(t) · tf·(k1+1) / (tf + k1·(1 - b + b·|d|/avgdl))
 
-with k1 = 1.2 (term frequency saturates fast: entries and chunks are short) and
-b = 0.75 (the usual length normalisation). Each distinct query term counts once.
+with k1 = 1.2 (term frequency saturates fast: entries and chunks are short), b = 0.75
+(the usual length normalisation), each distinct query term counted once, and N0 = 10
+"background" pseudo-documents that contain none of the terms. Without N0 a teacher's
+first few entries would make every term they share look worthless (df = N gives an
+idf near 0); with 10,000 entries N0 changes nothing.
 
-Scores are normalised to 0–1: a hit's BM25 divided by the BM25 the query would get
-against itself, were it a document of the same scope, capped at 1. So 1.0 means "as
-good a match as the query text itself", and 0.2 means the entry carries about a fifth
-of the query's weight. Query terms no entry contains still count in the denominator:
-a query mostly about things the history never mentioned must not look relevant because
-of one shared word.
+Scores are normalised to 0–1: a hit's BM25 divided by the query's score against itself
+— the BM25 of an average-length document holding each query term as often as the query
+does — capped at 1. So 1.0 means "contains everything the query asks about", and 0.2
+means the entry carries about a fifth of the query's weight. Query terms no entry
+contains still count in the denominator: a query mostly about things the history never
+mentioned must not look relevant because of one shared word.
 
 Why a cache: reading the postings of common bigrams (试卷, 数据) over 10,000 entries
 costs tens of milliseconds per query. Each process keeps, per scope it has queried,
@@ -35,10 +38,11 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS
 
 from search.models import Posting, SearchDoc, SearchScope
-from search.terms import index_terms, query_terms
+from search.terms import query_terms
 
 K1 = 1.2
 B = 0.75
+PRIOR_DOCS = 10  # N0
 
 # More new documents than this since a cache last looked: drop its term postings and
 # reload them lazily (cheaper than patching them in).
@@ -128,7 +132,7 @@ class _ScopeCache:
     def idf(self, term: str) -> float:
         n = len(self.refs)
         df = len(self.terms[term][0])
-        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return math.log(1 + (n + PRIOR_DOCS - df + 0.5) / (df + 0.5))
 
     def scores(self, terms) -> np.ndarray:
         norm = self._length_norm()
@@ -142,16 +146,9 @@ class _ScopeCache:
             out[where] += self.idf(term) * tf * (K1 + 1) / (tf + norm[where])
         return out
 
-    def self_score(self, query_text: str, terms) -> float:
-        """BM25 of the query against itself, indexed as a document of this scope."""
-        as_doc = Counter(index_terms(query_text))
-        length = sum(as_doc.values()) or 1
-        norm = K1 * (1 - B + B * length / self.avgdl)
-        total = 0.0
-        for term in terms:
-            tf = as_doc.get(term, 1)
-            total += self.idf(term) * tf * (K1 + 1) / (tf + norm)
-        return total
+    def self_score(self, query_counts: Counter) -> float:
+        """The query against itself: an average-length document with the query's terms."""
+        return sum(self.idf(term) * tf * (K1 + 1) / (tf + K1) for term, tf in query_counts.items())
 
 
 _caches: "OrderedDict[tuple[str, str], _ScopeCache]" = OrderedDict()
@@ -179,7 +176,8 @@ def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.
            exclude_refs=()) -> list[Hit]:
     """The best `limit` documents of one scope for `query`, normalised score > min_score,
     best first (newer first on ties)."""
-    terms = list(dict.fromkeys(query_terms(query)))
+    query_counts = Counter(query_terms(query))
+    terms = list(query_counts)
     if not terms or limit <= 0:
         return []
     row = SearchScope.objects.filter(key=scope_key).values_list(
@@ -196,7 +194,7 @@ def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.
             cache.refresh(version)
         cache.ensure_terms(terms)
         scores = cache.scores(terms)
-        best = cache.self_score(query, terms)
+        best = cache.self_score(query_counts)
         refs = cache.refs
     if best <= 0:
         return []

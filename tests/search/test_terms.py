@@ -6,7 +6,17 @@ def test_cjk_text_is_indexed_as_single_characters_and_bigrams():
 
 
 def test_cjk_queries_use_bigrams_only():
-    assert query_terms("简答题换两道") == ["简答", "答题", "题换", "换两", "两道"]
+    assert query_terms("数据结构") == ["数据", "据结", "结构"]
+
+
+def test_query_bigrams_that_straddle_two_words_are_dropped():
+    assert query_terms("简答题换两道") == ["简答", "答题", "两道"]
+    assert query_terms("二叉树的前序中序后序遍历") == ["二叉", "叉树", "前序", "中序", "后序", "遍历"]
+
+
+def test_a_name_the_segmenter_splits_into_characters_keeps_its_bigram():
+    assert "春望" in query_terms("讲解《春望》")
+    assert "的题" not in query_terms("按大纲出二叉树遍历的题")
 
 
 def test_a_lone_cjk_character_is_queried_as_itself():
