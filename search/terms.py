@@ -66,7 +66,14 @@ def index_terms(text: str) -> list[str]:
 
 _HAN_ONLY = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+")
 # One-character function words: a bigram joining one of them to a neighbour is not a word.
-_FUNCTION_CHARS = frozenset("的地得了着过是在和与及或把被将对向从吗呢吧啊呀么之其而")
+_FUNCTION_CHARS = frozenset("的地得了着过是在和与及或把被将对向从吗呢吧啊呀么之其而我你他她它")
+# Request fillers and pronouns: present in almost any question, in almost no document.
+# A query bigram that is one of them is dropped (like the English stop list).
+QUERY_STOPWORDS_ZH = frozenset(
+    "一下 一个 一些 一份 一套 一篇 一道 一点 再来 再出 帮我 给我 请问 请你 麻烦 我们 你们 他们 她们 它们 "
+    "这个 那个 这些 那些 这里 那里 什么 怎么 怎样 如何 哪些 哪个 可以 能否 需要 希望 想要 "
+    "还有 然后 已经 现在 一样 还是 或者 就是 不是 没有 的话".split()
+)
 _jieba = None
 _jieba_lock = threading.Lock()
 
@@ -92,11 +99,14 @@ def _query_bigrams(run: str) -> list[str]:
     for number, word in enumerate(_segment(run)):
         word_of.extend([number] * len(word))
         word_length.extend([len(word)] * len(word))
-    kept = [
-        bigram for i, bigram in enumerate(bigrams)
-        if word_of[i] == word_of[i + 1]
-        or (word_length[i] == word_length[i + 1] == 1 and not _FUNCTION_CHARS.intersection(bigram))
-    ]
+    def keep(i: int, bigram: str) -> bool:
+        if bigram in QUERY_STOPWORDS_ZH:
+            return False
+        if word_of[i] == word_of[i + 1]:
+            return True
+        return word_length[i] == word_length[i + 1] == 1 and not _FUNCTION_CHARS.intersection(bigram)
+
+    kept = [bigram for i, bigram in enumerate(bigrams) if keep(i, bigram)]
     return kept or bigrams
 
 

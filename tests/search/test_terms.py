@@ -34,3 +34,11 @@ def test_full_width_letters_and_digits_fold_to_ascii():
 
 def test_punctuation_splits_cjk_runs():
     assert query_terms("试卷，简答题") == ["试卷", "简答", "答题"]
+
+
+def test_request_fillers_are_not_searched_for():
+    assert query_terms("帮我再来一份数据结构试卷") == ["数据", "据结", "结构", "试卷"]
+
+
+def test_a_query_of_fillers_only_still_searches_for_something():
+    assert query_terms("我们") == ["我们"]
