@@ -5,6 +5,7 @@ from pathlib import PurePath
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from agents.errors import AppError
@@ -106,7 +107,8 @@ def document_archive_run(*, run: Run) -> Document | None:
     existing = Document.objects.filter(source_run=run).first()
     if existing is not None:
         return existing
-    title = _("运行产物：%(input)s") % {"input": " ".join(run.input.split())[:ARCHIVE_TITLE_CHARS]}
+    with translation.override("en" if agent.language == "en" else settings.LANGUAGE_CODE):
+        title = _("运行产物：%(input)s") % {"input": " ".join(run.input.split())[:ARCHIVE_TITLE_CHARS]}
     try:
         return document_create(tenant=run.tenant, agent=agent, title=title, text=run.output,
                                source=f"run:{run.pk}", created_by=run.owner, source_run=run)

@@ -8,7 +8,8 @@ from search.services import ScopeRef
 def recall_scope(*, tenant_id: str, agent_id: str, owner_id, end_user: str) -> ScopeRef:
     end_user_part = hashlib.sha256(end_user.encode()).hexdigest()[:24] if end_user else "-"
     return ScopeRef(
-        key=f"recall:{tenant_id}:{agent_id}:{owner_id or '-'}:{end_user_part}", tenant_id=tenant_id, agent_id=agent_id
+        key=f"recall:{tenant_id}:{agent_id}:{owner_id or '-'}:{end_user_part}",
+        tenant_id=tenant_id, agent_id=agent_id, owner_id=owner_id,
     )
 
 

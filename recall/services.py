@@ -143,17 +143,21 @@ def recall_entries_import(*, tenant, agent, owner=None, end_user: str = "", rows
 
 def recall_prune(*, tenant_id, agent_id, owner_id, end_user: str, now=None) -> int:
     """Retention (settings RECALL_RETENTION_DAYS / RECALL_MAX_ENTRIES; 0 keeps all).
-    Removes the entries and their index entries together."""
+
+    Removes entries and their index entries together, in batches: only once the oldest
+    entry is a day past the limit, or the count is 10 % over it. Every removal makes the
+    search caches of that scope start over, so it must not happen on every run.
+    """
     days, limit = settings.RECALL_RETENTION_DAYS, settings.RECALL_MAX_ENTRIES
     if not days and not limit:
         return 0
+    now = now or timezone.now()
     scope_entries = RecallEntry.objects.filter(tenant_id=tenant_id, agent_id=agent_id, owner_id=owner_id,
                                                end_user=end_user)
     doomed: set[str] = set()
-    if days:
-        cutoff = (now or timezone.now()) - timedelta(days=days)
-        doomed.update(scope_entries.filter(happened_at__lt=cutoff).values_list("pk", flat=True))
-    if limit:
+    if days and scope_entries.filter(happened_at__lt=now - timedelta(days=days + 1)).exists():
+        doomed.update(scope_entries.filter(happened_at__lt=now - timedelta(days=days)).values_list("pk", flat=True))
+    if limit and scope_entries.count() > limit + max(1, limit // 10):
         doomed.update(scope_entries.order_by("-happened_at", "-created_at").values_list("pk", flat=True)[limit:])
     if not doomed:
         return 0

@@ -10,6 +10,7 @@ use `version` and `token` to keep their in-process caches current (search/engine
 
 import secrets
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -26,6 +27,11 @@ class SearchScope(models.Model):
 
     tenant = models.ForeignKey("agents.Tenant", on_delete=models.CASCADE, related_name="search_scopes")
     agent = models.ForeignKey("agents.Agent", on_delete=models.CASCADE, related_name="search_scopes")
+    # Set for a private scope (a teacher's recall): deleting the teacher deletes the index
+    # of their words with it.
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     key = models.CharField(_("范围"), max_length=200, unique=True)
     # Bumped by every write; a document's `seq` is the version that added it, so a cache
     # that has seen version V only needs documents with seq > V.

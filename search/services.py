@@ -21,11 +21,13 @@ class ScopeRef:
     key: str
     tenant_id: str
     agent_id: str
+    owner_id: int | None = None
 
 
 def _locked_scope(scope: ScopeRef) -> SearchScope:
     row, _ = SearchScope.objects.get_or_create(
-        key=scope.key, defaults={"tenant_id": scope.tenant_id, "agent_id": scope.agent_id}
+        key=scope.key,
+        defaults={"tenant_id": scope.tenant_id, "agent_id": scope.agent_id, "owner_id": scope.owner_id},
     )
     # The row lock serializes the writers of one scope (PostgreSQL; SQLite's IMMEDIATE
     # transactions already serialize every writer), so versions commit in order.

@@ -1,11 +1,12 @@
 """Upload → chunk → injection → deletion, and archiving run outputs (agent opt-in)."""
 
-from agents.models import Run
 from agents.providers.base import ProviderError
 from agents.tasks import memory_job
 from knowledge.models import Document
 from knowledge.services import document_create
 from search.models import SearchDoc
+from tests.recall.conftest import prompt_of as prompt
+from tests.recall.conftest import section
 
 SYLLABUS = (
     "第一章 线性表：顺序表与链表的插入删除。\n"
@@ -16,14 +17,7 @@ SYLLABUS = (
 
 
 def kb_section(run_id):
-    for item in Run.objects.get(pk=run_id).context.get("sections", []):
-        if item["layer"] == "kb":
-            return item
-    return None
-
-
-def prompt(scripted_provider):
-    return scripted_provider.last_call()["messages"][-1]["content"]
+    return section(run_id, "kb")
 
 
 def test_an_uploaded_document_is_injected_with_its_title_then_gone_after_deletion(api, agent, scripted_provider):
@@ -115,3 +109,21 @@ def test_outputs_are_not_archived_by_default_or_when_the_run_failed(api, agent, 
     with memory_jobs():
         api.run(agent, "出一份二叉树遍历练习")
     assert not Document.objects.exists()
+
+
+def test_an_archived_output_the_thread_section_shows_is_not_repeated(api, agent, memory_jobs, settings):
+    from tests.recall.test_layer import ShowsRunsLayer
+
+    agent.archive_outputs = True
+    agent.save()
+    with memory_jobs():
+        shown = api.run(agent, "二叉树遍历练习 REPLY:二叉树遍历练习：写出前序遍历序列").json()
+    ShowsRunsLayer.shown = [shown["run_id"]]
+    settings.MEMORY_LAYERS = [f"{ShowsRunsLayer.__module__}.ShowsRunsLayer", *settings.MEMORY_LAYERS]
+    try:
+        hidden = api.run(agent, "二叉树遍历练习的前序遍历序列").json()
+    finally:
+        ShowsRunsLayer.shown = []
+    assert kb_section(hidden["run_id"]) is None
+    settings.MEMORY_LAYERS = settings.MEMORY_LAYERS[1:]
+    assert kb_section(api.run(agent, "二叉树遍历练习的前序遍历序列").json()["run_id"])["items"]

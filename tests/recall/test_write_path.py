@@ -116,6 +116,18 @@ def test_retention_is_off_by_default(three_entries, agent, remember):
     assert RecallEntry.objects.count() == 4
 
 
+def test_retention_waits_a_day_past_the_limit_then_removes_in_a_batch(three_entries, agent, remember, settings):
+    settings.RECALL_RETENTION_DAYS = 40  # the old entry is just past 40 days: not yet a day past
+    remember(agent, "数据结构第3章练习")
+    assert RecallEntry.objects.count() == 4
+    settings.RECALL_RETENTION_DAYS = 0
+    settings.RECALL_MAX_ENTRIES = 4  # 5 entries: within the slack of one
+    remember(agent, "数据结构第4章练习")
+    assert RecallEntry.objects.count() == 5
+    remember(agent, "数据结构第5章练习")  # 6 > 4 + 1: back down to 4 in one batch
+    assert RecallEntry.objects.count() == 4
+
+
 def test_retention_by_age_removes_old_entries_and_their_index_entries(three_entries, agent, remember, settings):
     settings.RECALL_RETENTION_DAYS = 30
     remember(agent, "数据结构第3章练习")
@@ -127,9 +139,22 @@ def test_retention_by_age_removes_old_entries_and_their_index_entries(three_entr
     assert {h.ref for h in hits} == set(RecallEntry.objects.values_list("pk", flat=True))
 
 
-def test_retention_by_count_keeps_the_newest(three_entries, agent, remember, settings):
-    settings.RECALL_MAX_ENTRIES = 2
+def test_retention_by_count_keeps_the_newest_once_past_the_slack(three_entries, agent, remember, settings):
+    settings.RECALL_MAX_ENTRIES = 2  # removal starts above 2 + 1 entries, in one batch
     newest = remember(agent, "数据结构第3章练习")
     kept = set(RecallEntry.objects.values_list("run_ref", flat=True))
     assert kept == {three_entries[2]["run_id"], newest["run_id"]}
     assert SearchScope.objects.get().doc_count == 2
+
+
+def test_deleting_a_teacher_deletes_their_recall_and_its_index(agent, teacher, client, remember):
+    from tests.conftest import ApiClient
+
+    client.force_login(teacher)
+    remember(agent, "出一份数据结构期末试卷", client=ApiClient(client, key=""))
+    remember(agent, "出一份数据结构期末试卷")  # the school-wide scope stays
+    client.logout()
+    teacher.delete()
+    assert RecallEntry.objects.count() == 1
+    assert SearchScope.objects.filter(key__startswith="recall:").count() == 1
+    assert SearchDoc.objects.count() == 1
