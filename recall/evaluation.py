@@ -173,6 +173,9 @@ def evaluate(conversations: list[Conversation], *, tenant, ks: list[int], limit:
             report.questions += 1
             if report.questions % step == 0:
                 progress(f"asked {report.questions}/{total_questions} questions")
+        # Done with this conversation: its entries and index go, so the database holds
+        # one conversation at a time (LongMemEval repeats its haystacks 500 times).
+        agent.delete()
     n = max(1, report.questions)
     report.turn = {k: sums[("turn", k)] / n for k in ks}
     report.session = {k: sums[("session", k)] / n for k in ks}

@@ -27,7 +27,7 @@ def test_an_unusable_file_is_a_form_error_in_the_admin(client, school_admin, age
         "agent": agent.pk, "title": "", "text": "", "upload": SimpleUploadedFile("slides.pptx", b"PK"),
     })
     assert response.status_code == 200
-    assert "supported files" in response.content.decode()
+    assert "不支持的文件类型" in response.content.decode()
     assert not Document.objects.exists()
 
 
