@@ -172,8 +172,7 @@ def clear_cache() -> None:
         _caches.clear()
 
 
-def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.0,
-           exclude_refs=()) -> list[Hit]:
+def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.0) -> list[Hit]:
     """The best `limit` documents of one scope for `query`, normalised score > min_score,
     best first (newer first on ties)."""
     query_counts = Counter(query_terms(query))
@@ -198,23 +197,17 @@ def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.
         refs = cache.refs
     if best <= 0:
         return []
-    excluded = set(exclude_refs)
     candidates = np.flatnonzero(scores > min_score * best)
     # Ties go to the newer document (a higher position), also at the cut.
     rank = scores[candidates] + candidates * 1e-12
-    want = limit + len(excluded)
-    if len(candidates) > want:
-        top = np.argpartition(-rank, want - 1)[:want]
+    if len(candidates) > limit:
+        top = np.argpartition(-rank, limit - 1)[:limit]
         candidates, rank = candidates[top], rank[top]
     order = candidates[np.argsort(-rank, kind="stable")].tolist()
     hits = []
     for i in order:
-        if refs[i] in excluded:
-            continue
         score = min(1.0, float(scores[i]) / best)
         if score <= min_score:
             continue
         hits.append(Hit(ref=refs[i], score=score, bm25=float(scores[i])))
-        if len(hits) == limit:
-            break
     return hits
