@@ -114,7 +114,7 @@ def main():
         if not args.skip_sync:
             scenarios.append(("gunicorn sync x2", [sys.executable, "-m", "gunicorn", "memoryproj.wsgi:application",
                                                    "--bind", "127.0.0.1:{port}", "--workers", "2",
-                                                   "--timeout", "120"]))
+                                                   "--timeout", "120", "--no-control-socket"]))
         rows = []
         for name, cmd in scenarios:
             print(f"running: {name} …", flush=True)

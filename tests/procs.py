@@ -120,7 +120,8 @@ def web_server(env: dict, tmp: Path, *, workers: int = 1, threads: int = 16):
     port = free_port()
     proc = spawn(
         [PYTHON, "-m", "gunicorn", "memoryproj.wsgi:application", "--bind", f"127.0.0.1:{port}",
-         "--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads), "--timeout", "120"],
+         "--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads), "--timeout", "120",
+         "--no-control-socket"],
         env, tmp / f"gunicorn-{port}.log",
     )
     base = f"http://127.0.0.1:{port}"
@@ -153,7 +154,8 @@ def llama_server(tmp: Path):
     proc = spawn(
         [PYTHON, "-m", "llama_cpp.server", "--model", str(local_model_path()), "--host", "127.0.0.1",
          "--port", str(port), "--n_ctx", "4096", "--model_alias", "smollm2"],
-        os.environ.copy(), tmp / f"llama-server-{port}.log",
+        # Its settings also read HOST and PORT from the environment (make exports them).
+        {**os.environ, "HOST": "127.0.0.1", "PORT": str(port)}, tmp / f"llama-server-{port}.log",
     )
     base = f"http://127.0.0.1:{port}"
     try:

@@ -34,6 +34,9 @@ class Command(BaseCommand):
             "--timeout", os.environ.get("WEB_TIMEOUT", "300"),
             "--graceful-timeout", "10",
             "--access-logfile", "-",
+            # gunicorn's control socket sits at one fixed path per user; several servers
+            # on one machine (tests, a second checkout) would fight over it.
+            "--no-control-socket",
         ]
         procs = {"web": subprocess.Popen(web, env=env)}
         if not no_worker:

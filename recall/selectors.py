@@ -1,0 +1,36 @@
+from recall.models import RecallEntry
+from recall.scopes import recall_scope_for_actor
+from search.engine import search
+
+
+def recall_search(*, actor, agent, query: str, limit: int, min_score: float, exclude_run_ids=()) -> list[tuple]:
+    """The actor's own entries for `agent` that best match `query`: [(entry, score)], best
+    first, each with a normalised score above `min_score`."""
+    excluded = set(exclude_run_ids)
+    hits = search(scope_key=recall_scope_for_actor(actor=actor, agent=agent).key, query=query,
+                  limit=limit + len(excluded), min_score=min_score)
+    if not hits:
+        return []
+    # The scope already is this owner's; filtering again by owner costs nothing and
+    # keeps the rule "every selector filters by tenant and owner" true here too.
+    entries = RecallEntry.objects.filter(actor.owner_q(), agent=agent).in_bulk([hit.ref for hit in hits])
+    found = []
+    for hit in hits:
+        entry = entries.get(hit.ref)
+        if entry is None or entry.run_ref in excluded:
+            continue
+        found.append((entry, hit.score))
+        if len(found) == limit:
+            break
+    return found
+
+
+def recall_entries_for_export(*, tenant, agent=None, owner=None, end_user: str | None = None):
+    entries = RecallEntry.objects.filter(tenant=tenant).select_related("agent", "owner", "thread")
+    if agent is not None:
+        entries = entries.filter(agent=agent)
+    if owner is not None:
+        entries = entries.filter(owner=owner)
+    if end_user is not None:
+        entries = entries.filter(end_user=end_user)
+    return entries.order_by("happened_at", "created_at")

@@ -1,0 +1,10 @@
+import pytest
+
+from search.engine import clear_cache
+
+
+@pytest.fixture(autouse=True)
+def _fresh_search_cache():
+    clear_cache()
+    yield
+    clear_cache()
