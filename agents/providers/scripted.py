@@ -20,10 +20,13 @@ _replies: deque = deque()
 _lock = threading.Lock()
 
 
-def queue_replies(*replies) -> None:
-    """Queue replies: a str, a callable(messages, purpose) -> str, or a ProviderError to raise."""
+def queue_replies(*replies, purpose: str | None = None) -> None:
+    """Queue replies: a str, a callable(messages, purpose) -> str, or a ProviderError to raise.
+
+    With `purpose` ("chat", "compress", "extract", …) they answer only calls of that
+    purpose, so a test can script one memory step without feeding the others."""
     with _lock:
-        _replies.extend(replies)
+        _replies.extend((purpose, reply) for reply in replies)
 
 
 def reset() -> None:
@@ -37,6 +40,14 @@ def last_call(purpose: str = "chat") -> dict:
         if call["purpose"] == purpose:
             return call
     raise AssertionError(f"the scripted provider got no {purpose!r} call")
+
+
+def _take_reply(purpose: str):
+    for index, (wanted, reply) in enumerate(_replies):
+        if wanted is None or wanted == purpose:
+            del _replies[index]
+            return reply
+    return None
 
 
 _REPLY_DIRECTIVE = re.compile(r"REPLY:(.+)", re.DOTALL)
@@ -73,7 +84,7 @@ class ScriptedProvider(Provider):
     def _reply(self, messages, purpose) -> str:
         with _lock:
             calls.append({"messages": [dict(m) for m in messages], "purpose": purpose, "model": self.model})
-            reply = _replies.popleft() if _replies else None
+            reply = _take_reply(purpose)
         if reply is None:
             reply = import_string(settings.SCRIPTED_RESPONDER)
         if isinstance(reply, ProviderError):

@@ -45,7 +45,8 @@ def test_the_memory_job_delivered_twice_leaves_one_entry(agent, remember):
 
 
 def test_a_long_exchange_with_a_local_model_is_summarised_by_it(agent, remember, scripted_provider):
-    scripted_provider.queue_replies(LONG_OUTPUT, "老师要一份数据结构试卷，助手给出了 40 道二叉树选择题。")
+    scripted_provider.queue_replies(LONG_OUTPUT, purpose="chat")
+    scripted_provider.queue_replies("老师要一份数据结构试卷，助手给出了 40 道二叉树选择题。", purpose="recall_summary")
     reply = remember(agent, "出一份数据结构试卷")
     entry = RecallEntry.objects.get(run_id=reply["run_id"])
     assert entry.summary_kind == RecallEntry.SummaryKind.MODEL
@@ -64,7 +65,8 @@ def test_a_short_exchange_is_kept_as_it_is_without_a_model_call(agent, remember,
 
 
 def test_when_the_summary_call_fails_the_excerpt_is_kept(agent, remember, scripted_provider):
-    scripted_provider.queue_replies(LONG_OUTPUT, ProviderError("provider_unavailable"))
+    scripted_provider.queue_replies(LONG_OUTPUT, purpose="chat")
+    scripted_provider.queue_replies(ProviderError("provider_unavailable"), purpose="recall_summary")
     reply = remember(agent, "出一份数据结构试卷")
     entry = RecallEntry.objects.get(run_id=reply["run_id"])
     assert entry.summary_kind == RecallEntry.SummaryKind.EXCERPT
@@ -78,7 +80,7 @@ def test_excerpt_mode_never_calls_a_model(agent, remember, scripted_provider, se
     reply = remember(agent, "出一份数据结构试卷")
     entry = RecallEntry.objects.get(run_id=reply["run_id"])
     assert entry.summary_kind == RecallEntry.SummaryKind.EXCERPT
-    assert not MemoryOp.objects.exists()
+    assert not MemoryOp.objects.filter(kind="recall_summary").exists()
 
 
 def test_a_cloud_agent_gets_an_excerpt_not_a_paid_summary(school, teacher):
@@ -91,7 +93,7 @@ def test_a_cloud_agent_gets_an_excerpt_not_a_paid_summary(school, teacher):
                              output=LONG_OUTPUT, status=Run.Status.COMPLETED)
     entry = recall_entry_append(run=run)
     assert entry.summary_kind == RecallEntry.SummaryKind.EXCERPT
-    assert not MemoryOp.objects.exists()
+    assert not MemoryOp.objects.filter(kind="recall_summary").exists()
 
 
 def test_an_excerpt_keeps_the_input_and_the_head_of_the_output(agent, remember, scripted_provider, settings):
