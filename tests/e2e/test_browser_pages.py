@@ -444,10 +444,13 @@ def test_a_second_teacher_sees_neither_the_first_teachers_threads_nor_facts(open
     assert second.request.get(f"/api/runs/{first.locator('#messages .turn').first.get_attribute('data-run-id')}") \
         .status == 404
     if api_has(second, "/api/agents/{agent_id}/memory"):
-        facts = second.request.get(f"/api/agents/{site['agent']}/memory").json()
-        mine = first.request.get(f"/api/agents/{site['agent']}/memory").json()
-        assert not {f["id"] for f in mine["confirmed"] + mine["pending"]} & \
-            {f["id"] for f in facts["confirmed"] + facts["pending"]}
+        first.goto("/memory/")
+        first.fill("#add-fact-input", "王老师的第七节课在实验楼")
+        first.click("#add-fact-form button[type=submit]")
+        first.locator("#confirmed-list li.fact").filter(has_text="实验楼").wait_for()
+        second.goto("/memory/")
+        second.wait_for_function("() => document.getElementById('memory').dataset.loaded")
+        assert "实验楼" not in second.locator("#memory").inner_text()
     # And a teacher of another school can't open it either.
     other = open_page()
     log_in(other, "chen")
