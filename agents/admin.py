@@ -3,7 +3,7 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.db.models import Sum
 from django.utils.translation import gettext_lazy as _
 
-from agents.admin_base import ReadOnlyTenantAdmin, TenantScopedAdmin
+from agents.admin_base import ReadOnlyTenantAdmin, ScopedAgentFilter, TenantScopedAdmin
 from agents.models import Agent, ApiKey, MemoryOp, Run, Tenant, User
 
 
@@ -28,6 +28,19 @@ class AgentAdmin(TenantScopedAdmin):
     search_fields = ("name", "id")
     readonly_fields = ("id", "created_at")
 
+    def get_readonly_fields(self, request, obj=None):
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if not request.user.is_superuser:
+            # The NAME of an environment variable whose value is sent to base_url: only an
+            # operator may choose it, or a school admin could send any server secret anywhere.
+            fields += ("api_key_env",)
+        return fields
+
+    def save_model(self, request, obj, form, change):
+        if not request.user.is_superuser and change and {"base_url", "provider_kind"} & set(form.changed_data):
+            obj.api_key_env = ""  # a secret chosen for one endpoint never follows the agent to another
+        super().save_model(request, obj, form, change)
+
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(TenantScopedAdmin):
@@ -39,7 +52,7 @@ class ApiKeyAdmin(TenantScopedAdmin):
 class RunAdmin(ReadOnlyTenantAdmin):
     list_display = ("id", "agent", "owner", "end_user", "status", "error_code", "created_at", "prompt_tokens",
                     "completion_tokens", "cost")
-    list_filter = ("status", "agent")
+    list_filter = ("status", ScopedAgentFilter)
     search_fields = ("id", "input")
     date_hierarchy = "created_at"
 
@@ -48,7 +61,7 @@ class RunAdmin(ReadOnlyTenantAdmin):
 class MemoryOpAdmin(ReadOnlyTenantAdmin):
     list_display = ("at", "kind", "status", "agent", "thread", "run", "input_tokens", "output_tokens", "cost",
                     "rejected_count")
-    list_filter = ("kind", "status", "agent")
+    list_filter = ("kind", "status", ScopedAgentFilter)
     date_hierarchy = "at"
 
     def changelist_view(self, request, extra_context=None):

@@ -2,11 +2,40 @@
 superusers see every school."""
 
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 
 def is_school_admin(user) -> bool:
     return bool(user.is_active and user.is_staff and getattr(user, "tenant_id", None)
                 and getattr(user, "role", "") == "school_admin")
+
+
+# Foreign keys whose choices must stay inside the admin's school, by related model label.
+_SCOPED_RELATIONS = {
+    "agents.tenant": "pk",
+    "agents.agent": "tenant_id",
+    "agents.user": "tenant_id",
+    "agents.run": "tenant_id",
+    "threads.thread": "tenant_id",
+}
+
+
+class ScopedAgentFilter(admin.SimpleListFilter):
+    """The agent filter, listing only the admin's school's agents."""
+
+    title = _("智能体")
+    parameter_name = "agent"
+
+    def lookups(self, request, model_admin):
+        from agents.models import Agent
+
+        agents = Agent.objects.all()
+        if not request.user.is_superuser:
+            agents = agents.filter(tenant_id=request.user.tenant_id)
+        return [(a.pk, a.name) for a in agents.order_by("name")]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(agent_id=self.value()) if self.value() else queryset
 
 
 class TenantScopedAdmin(admin.ModelAdmin):
@@ -22,6 +51,25 @@ class TenantScopedAdmin(admin.ModelAdmin):
         if is_school_admin(request.user):
             return qs.filter(**{self.tenant_field: request.user.tenant_id})
         return qs.none()
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = tuple(super().get_readonly_fields(request, obj))
+        if not request.user.is_superuser and self.tenant_field == "tenant" and "tenant" not in fields:
+            # A school admin can never move a row (a key, an agent) to another school.
+            fields += ("tenant",)
+        return fields
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        scope = _SCOPED_RELATIONS.get(db_field.related_model._meta.label_lower)
+        if field is not None and scope and not request.user.is_superuser:
+            field.queryset = field.queryset.filter(**{scope: request.user.tenant_id})
+        return field
+
+    def save_model(self, request, obj, form, change):
+        if not request.user.is_superuser and self.tenant_field == "tenant":
+            obj.tenant_id = request.user.tenant_id
+        super().save_model(request, obj, form, change)
 
     def has_module_permission(self, request):
         return request.user.is_superuser or is_school_admin(request.user)

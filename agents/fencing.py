@@ -48,9 +48,9 @@ _SHOUTED = re.compile(r"\b(?:INSTRUCTIONS?|IMPORTANT|SYSTEM)\b")
 
 # Our own section labels and turn markers: history must not be able to close its fence.
 _OWN_LABELS = re.compile(
-    r"[\[［]\s*(?:本会话前情|核心记忆|相关历史|知识库检索结果|用户问题|上次产物|"
-    r"conversation so far|end of conversation so far|core memory|related history|"
-    r"knowledge base results|user request|previous artifact)[^\]］\n]{0,80}[\]］]",
+    r"[\[［【]\s*(?:end\s+of\s+(?:the\s+)?)?(?:本会话前情|核心记忆|相关历史|知识库检索结果|用户问题|上次产物|对话记录|"
+    r"conversation(?:\s+so\s+far)?|core\s+memory|related\s+history|knowledge\s+base(?:\s+results)?|"
+    r"user\s+request|previous\s+artifact|exchange|history)[^\]］】\n]{0,80}[\]］】]",
     re.IGNORECASE,
 )
 _TURN_MARKS = str.maketrans({"‹": "<", "›": ">"})

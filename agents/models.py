@@ -160,6 +160,7 @@ class Run(models.Model):
     context = models.JSONField(_("装配的上下文"), default=dict, blank=True)
     memory_enqueued_at = models.DateTimeField(null=True, blank=True)
     memory_done_at = models.DateTimeField(null=True, blank=True)
+    memory_sweeps = models.PositiveSmallIntegerField(default=0)  # re-enqueued by memory_sweep
 
     class Meta:
         verbose_name = _("运行")

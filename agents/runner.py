@@ -41,9 +41,21 @@ class PreparedRun:
     messages: list[dict]
 
 
+def validate_text(text: str, *, field: str = "input") -> str:
+    """Text we can store on every database: valid UTF-8 (no lone surrogates), no NUL."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise AppError("invalid_text", f"{field} is not valid Unicode text", status=422) from None
+    if "\x00" in text:
+        raise AppError("invalid_text", f"{field} must not contain NUL characters", status=422)
+    return text
+
+
 def validate_input(text) -> str:
     if not isinstance(text, str) or not text.strip():
         raise AppError("empty_input", "input must not be empty", status=422)
+    validate_text(text)
     if len(text) > settings.WORKING_MEMORY_MAX_CHARS or count_tokens(text) > settings.WORKING_MEMORY_MAX_TOKENS:
         raise AppError(
             "input_too_long",
@@ -163,6 +175,10 @@ def _call_sync(*, agent, messages) -> tuple[object | None, str]:
     except ProviderError as exc:
         log.warning("run provider %s failed: %s", agent.provider_kind, exc)
         return None, exc.code
+    except Exception:
+        # Whatever broke (a proxy's HTML page, a client bug), the run must not stay running.
+        log.exception("run provider %s failed unexpectedly", agent.provider_kind)
+        return None, "provider_error"
 
 
 def run_sync(*, actor, agent, input: str, thread_id: str | None = None, context: dict | None = None) -> Run:
@@ -208,6 +224,12 @@ def _stream_events(*, agent, prepared: PreparedRun) -> Iterator[str]:
             run_finish(run=run, error_code=exc.code)
             finished = True
             yield sse("error", {"code": exc.code, "run_id": run.pk})
+            return
+        except Exception:
+            log.exception("run provider %s failed unexpectedly", agent.provider_kind)
+            run_finish(run=run, error_code="provider_error")
+            finished = True
+            yield sse("error", {"code": "provider_error", "run_id": run.pk})
             return
         run_finish(run=run, completion=completion, error_code="" if completion else "provider_error")
         finished = True

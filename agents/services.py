@@ -36,6 +36,12 @@ def agent_create(
         raise AppError("provider_not_allowed", "the scripted provider is for tests only", status=422)
     if language not in ("zh", "en"):
         raise AppError("invalid_language", "language must be zh or en", status=422)
+    if api_key_env:
+        from agents.providers import api_key_env_allowed
+
+        if not api_key_env_allowed(api_key_env):
+            raise AppError("invalid_api_key_env",
+                           "the secret's variable name must look like NAME_API_KEY or NAME_TOKEN", status=422)
     if provider_kind in ("openai", "ollama") and not model:
         raise AppError("model_required", "an openai or ollama agent needs --model", status=422)
     if local_first is None:

@@ -14,7 +14,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from agents.admin_base import TenantScopedAdmin
+from agents.admin_base import ScopedAgentFilter, TenantScopedAdmin
 from agents.errors import AppError
 from agents.models import Agent, User
 from corememory import services
@@ -27,19 +27,6 @@ def acting_tenant(request, obj):
 
 
 # --- filters whose choices never show another school's agents or teachers --------------
-
-class ScopedAgentFilter(admin.SimpleListFilter):
-    title = _("智能体")
-    parameter_name = "agent"
-
-    def lookups(self, request, model_admin):
-        agents = Agent.objects.all() if request.user.is_superuser else Agent.objects.filter(
-            tenant_id=request.user.tenant_id)
-        return [(a.pk, a.name) for a in agents.order_by("name")]
-
-    def queryset(self, request, queryset):
-        return queryset.filter(agent_id=self.value()) if self.value() else queryset
-
 
 class OwnerFilter(admin.SimpleListFilter):
     title = _("教师 / 终端用户")

@@ -66,6 +66,7 @@ def check(text: str) -> Verdict:
         return Verdict()
     plain = normalize(text)
     found = set(_number_kinds(plain))
+    found.update(_disguised_number_kinds(plain))
     if _has_score(plain):
         found.add("score")
     found.update(_term_kinds(plain))
@@ -190,6 +191,35 @@ def _number_kinds(text: str):
                         yield "bank_card"
 
 
+# Numbers written to slip past the groups above: 138.1234.5678, (138) 1234-5678,
+# 138/1234/5678, 1 3 8 1 2 3 4 5 6 7 8, or spelled digit by digit 一三八一二三四五六七八.
+# The whole run's digits must form the number, so dates and times next to each other
+# ("2023.10.15 13:45") are not read as one.
+_SPELLED_DIGITS = re.compile(r"[零〇一二三四五六七八九幺]{7,}")
+_SPELLED_MAP = str.maketrans("零〇一二三四五六七八九幺", "001234567891")
+_SEPARATED_DIGITS = re.compile(r"[(（]?\d(?:[\s.\-_/,·()（）]{1,3}\d|\d){10,}[Xx]?")
+
+
+def _disguised_number_kinds(text: str):
+    spelled = _SPELLED_DIGITS.sub(lambda m: m.group().translate(_SPELLED_MAP), text)
+    for match in _SEPARATED_DIGITS.finditer(spelled):
+        groups = re.findall(r"\d+[Xx]?", match.group())
+        if groups and groups[0] in ("86", "0086"):
+            groups = groups[1:]
+        # Digit by digit, or in groups of three and four; mixed short groups are a list
+        # ("题号 1-3-5-7-9-11-13-15"), not a number.
+        if not (all(len(g) == 1 for g in groups) or all(len(g) >= 3 for g in groups)):
+            continue
+        digits = re.sub(r"[^\dXx]", "", match.group()).upper()
+        if is_id_number(digits):
+            yield "id_number"
+        elif digits.isdigit():
+            if is_mobile(digits):
+                yield "phone"
+            elif is_bank_card(digits):
+                yield "bank_card"
+
+
 # --- grades, scores and rankings --------------------------------------------------------
 
 _CN_NUM = "[一二三四五六七八九十百零两]+"
@@ -220,6 +250,8 @@ _SCORE_PATTERNS_ZH = [
     # 绩点3.5, 85/100, 3.7/4.0
     r"绩点\s*[:：是为]?\s*\d",
     r"(?<![\d/.])\d{1,3}(?:\.\d+)?\s*/\s*(?:100|120|150|750|4\.0|5\.0)(?![\d/.])",
+    # 数学九十二分, 英语考了七十分
+    rf"(?:{_SUBJECTS})\s*(?:考了?|得了?|拿了?)?\s*{_CN_NUM}分(?!钟)",
     # Words that are themselves a grade.
     r"不及格|没及格|没有及格|挂科|考砸|零分",
 ]
@@ -237,6 +269,7 @@ _SCORE_PATTERNS_EN = [
     r"\b(?:got|gets|get|received|receives|earned|earns)\s+(?:an?\s+)?[\"'“]?(?-i:[A-F])[+-]?[\"'”]?\s+(?:in|on|for)\b",
     r"\b(?:got|gets|get|scored|received)\s+full\s+marks\b",
     r"\bGPA\s*(?:of|is|was|:|=)?\s*\d",
+    r"\b(?:math|maths|english|physics|chemistry|biology|history|science|chinese)\s*\d{2,3}(?:\.\d+)?\s*(?:分(?!钟)|points?\b|marks?\b)",
     r"\d\.\d+\s*GPA\b",
     r"\brank(?:ed|s|ing)?\s+(?:#\s*|no\.?\s*|number\s+)?\d+",
     r"\b\d+(?:st|nd|rd|th)\s+(?:place|in\s+(?:the\s+|his\s+|her\s+|their\s+)?(?:class|grade|year|school|form|cohort))\b",

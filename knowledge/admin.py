@@ -2,7 +2,7 @@ from django import forms
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from agents.admin_base import TenantScopedAdmin
+from agents.admin_base import ScopedAgentFilter, TenantScopedAdmin
 from agents.errors import AppError
 from agents.models import Agent
 from knowledge.models import Document
@@ -52,7 +52,7 @@ class DocumentAdmin(TenantScopedAdmin):
     school_admin_can_add = True
     form = DocumentUploadForm
     list_display = ("title", "agent", "source", "chunk_count", "token_count", "created_by", "created_at")
-    list_filter = ("agent",)
+    list_filter = (ScopedAgentFilter,)
     search_fields = ("title", "id")
     readonly_fields = ("id", "source", "chunk_count", "token_count", "created_by", "created_at")
 

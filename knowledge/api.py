@@ -2,7 +2,9 @@
 
 import json
 
-from ninja import Query, Router, Schema
+from django.http.multipartparser import MultiPartParserError
+
+from ninja import Field, Query, Router, Schema
 from ninja.responses import Status
 from pydantic import ValidationError as PydanticValidationError
 
@@ -40,8 +42,8 @@ _UPLOAD_BODY = {
 
 
 class Page(Schema):
-    limit: int = 50
-    offset: int = 0
+    limit: int = Field(50, ge=1, le=200)
+    offset: int = Field(0, ge=0, le=10**9)
 
 
 def _document_in(request) -> DocumentIn:
@@ -67,7 +69,10 @@ def create_document(request, agent_id: str):
     actor = actor_of(request)
     agent = agent_get_for_tenant(tenant=actor.tenant, agent_id=agent_id)
     if request.content_type == "multipart/form-data":
-        upload = request.FILES.get("file")
+        try:
+            upload = request.FILES.get("file")
+        except MultiPartParserError as exc:
+            raise AppError("invalid_multipart", "the multipart body could not be parsed", status=400) from exc
         if upload is None:
             raise AppError("file_required", "multipart uploads need a `file` field", status=422)
         document = document_create_from_file(tenant=actor.tenant, agent=agent, filename=upload.name,

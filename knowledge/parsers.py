@@ -32,25 +32,23 @@ def _pdf(data: bytes) -> str:
         return "\n\n".join((page.extract_text() or "").strip() for page in reader.pages)
     except AppError:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+    except Exception as exc:  # a broken PDF can raise almost anything from the parser
         log.info("unreadable PDF: %s", exc)
         raise AppError("unreadable_file", "the PDF could not be read", status=422) from exc
 
 
 def _docx(data: bytes) -> str:
-    import zipfile
-
     import docx
 
     try:
         document = docx.Document(io.BytesIO(data))
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+        parts = [paragraph.text for paragraph in document.paragraphs]
+        for table in document.tables:
+            for row in table.rows:
+                parts.append(" | ".join(cell.text.strip() for cell in row.cells))
+    except Exception as exc:  # bad zip, bad XML, a document without a body …
         log.info("unreadable Word file: %s", exc)
         raise AppError("unreadable_file", "the Word file could not be read", status=422) from exc
-    parts = [paragraph.text for paragraph in document.paragraphs]
-    for table in document.tables:
-        for row in table.rows:
-            parts.append(" | ".join(cell.text.strip() for cell in row.cells))
     return "\n".join(parts)
 
 

@@ -29,6 +29,8 @@ def _clean_title(title: str, fallback: str) -> str:
 
 def document_text_clean(text: str) -> str:
     text = (text or "").replace("\x00", "").strip()
+    # Lone surrogates (from JSON escapes or odd files) can't be stored as UTF-8.
+    text = text.encode("utf-8", "replace").decode("utf-8") if text else text
     if not text:
         raise AppError("empty_document", "the document has no text", status=422)
     if len(text) > settings.KB_MAX_DOCUMENT_CHARS:
@@ -107,6 +109,14 @@ def document_archive_run(*, run: Run) -> Document | None:
     existing = Document.objects.filter(source_run=run).first()
     if existing is not None:
         return existing
+    # The opt-in publishes a teacher's output to everyone using this agent: what red line 2
+    # refuses as a fact (ID numbers, phone numbers, grades, health) is not archived either.
+    from corememory import redline
+
+    verdict = redline.check(run.output + "\n" + run.input)
+    if verdict:
+        log.info("run %s not archived: red line 2 (%s)", run.pk, ",".join(verdict.kinds))
+        return None
     with translation.override("en" if agent.language == "en" else settings.LANGUAGE_CODE):
         title = _("运行产物：%(input)s") % {"input": " ".join(run.input.split())[:ARCHIVE_TITLE_CHARS]}
     try:

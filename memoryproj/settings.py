@@ -131,6 +131,11 @@ if REDIS_URL:
 else:
     Q_CLUSTER["orm"] = "default"
 
+# Memory jobs not done this long after enqueue are re-enqueued (at most MEMORY_SWEEP_MAX times).
+MEMORY_SWEEP_AFTER_SECONDS = env_int("MEMORY_SWEEP_AFTER_SECONDS", 2 * Q_CLUSTER["retry"])
+MEMORY_SWEEP_MAX = env_int("MEMORY_SWEEP_MAX", 3)
+MEMORY_SWEEP_EVERY_MINUTES = env_int("MEMORY_SWEEP_EVERY_MINUTES", 10)
+
 # --- Memory layers ---------------------------------------------------------------------
 # Listed in fill priority, like middleware: the first is filled first and cut last.
 # Each layer declares where its section sits in the prompt (core, thread, recall, KB)

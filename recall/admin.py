@@ -1,13 +1,13 @@
 from django.contrib import admin
 
-from agents.admin_base import ReadOnlyTenantAdmin
+from agents.admin_base import ScopedAgentFilter, ReadOnlyTenantAdmin
 from recall.models import RecallEntry
 
 
 @admin.register(RecallEntry)
 class RecallEntryAdmin(ReadOnlyTenantAdmin):
     list_display = ("run_ref", "agent", "owner", "end_user", "summary_kind", "happened_at")
-    list_filter = ("summary_kind", "agent")
+    list_filter = ("summary_kind", ScopedAgentFilter)
     search_fields = ("run_ref", "input")
     date_hierarchy = "happened_at"
     readonly_fields = [f.name for f in RecallEntry._meta.fields]

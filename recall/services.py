@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from agents.fencing import sanitize_untrusted
 from agents.memory_llm import memory_complete
 from agents.models import Run
 from agents.providers import ProviderError, provider_for_agent
@@ -62,7 +63,11 @@ def recall_summary(run) -> tuple[str, str, str]:
         return input_text, _excerpt(run, input_text), RecallEntry.SummaryKind.EXCERPT
     language = run.agent.language if run.agent.language in SUMMARY_PROMPT else "zh"
     teacher, assistant = TURN[language]
-    transcript = f"{teacher}: {truncate_tokens(run.input, 1500)}\n{assistant}: {truncate_tokens(run.output, 2500)}"
+    # The exchange is data to summarise, not instructions: sanitized like any history.
+    transcript = (
+        f"{teacher}: {truncate_tokens(sanitize_untrusted(run.input, language=language), 1500)}\n"
+        f"{assistant}: {truncate_tokens(sanitize_untrusted(run.output, language=language), 2500)}"
+    )
     result = memory_complete(
         agent=run.agent,
         kind="recall_summary",

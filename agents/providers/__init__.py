@@ -2,6 +2,7 @@
 
 import logging
 import os
+import re
 
 from django.conf import settings
 
@@ -24,11 +25,21 @@ def _kinds():
 KINDS = ("local", "openai", "ollama", "scripted")
 
 
+# Agents name the environment variable that holds their provider secret. Only names
+# shaped like a provider key are read, so no configuration can send SECRET_KEY or
+# DATABASE_URL to an endpoint.
+API_KEY_ENV_PATTERN = re.compile(r"^[A-Z][A-Z0-9_]*_(?:API_KEY|TOKEN)$")
+
+
+def api_key_env_allowed(name: str) -> bool:
+    return bool(API_KEY_ENV_PATTERN.match(name or ""))
+
+
 def provider_for_agent(agent) -> Provider:
     cls = _kinds().get(agent.provider_kind)
     if cls is None:
         raise ProviderError("provider_unknown", agent.provider_kind)
-    api_key = os.environ.get(agent.api_key_env, "") if agent.api_key_env else ""
+    api_key = os.environ.get(agent.api_key_env, "") if api_key_env_allowed(agent.api_key_env) else ""
     return cls(model=agent.model, base_url=agent.base_url, api_key=api_key)
 
 

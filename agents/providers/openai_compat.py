@@ -44,8 +44,8 @@ class OpenAIProvider(Provider):
             )
         except openai.OpenAIError as exc:
             raise _error(exc) from exc
-        if not response.choices:
-            raise ProviderError("provider_error", "no choices in response")
+        if not isinstance(response, openai.types.chat.ChatCompletion) or not response.choices:
+            raise ProviderError("provider_error", f"not a chat completion: {str(response)[:200]!r}")
         text = response.choices[0].message.content or ""
         usage = response.usage
         return Completion(

@@ -172,3 +172,13 @@ def test_the_openapi_document_lists_the_public_endpoints(client):
     for path in ("/api/agents/{agent_id}/run", "/api/agents/{agent_id}/run/stream", "/api/runs/{run_id}",
                  "/api/runs/{run_id}/context"):
         assert path in paths
+
+
+@pytest.mark.parametrize("text", ["hi \ud800 there", "nul\x00inside"])
+def test_text_that_no_database_can_store_is_a_422_not_a_500(api, agent, text):
+    import json as _json
+
+    response = api.post(f"/api/agents/{agent.pk}/run", raw=_json.dumps({"input": text}))
+    assert response.status_code == 422
+    assert response.json()["code"] == "invalid_text"
+    assert not Run.objects.exists() and not Thread.objects.exists()

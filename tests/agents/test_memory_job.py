@@ -69,3 +69,39 @@ def test_the_job_is_idempotent_and_ignores_missing_runs(agent, recording_layers,
     assert memory_job(run_id) == "done"
     assert recording_layers == [("first", run_id), ("second", run_id)] * 2
     assert memory_job("run_missing") == "missing"
+
+
+def test_the_sweep_re_enqueues_a_job_that_never_finished_at_most_a_few_times(agent, api, settings, recording_layers,
+                                                                             memory_jobs):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from agents.tasks import memory_sweep
+
+    run_id = api.run(agent, "出题").json()["run_id"]  # its job was "lost": never run (no on-commit here)
+    assert Run.objects.get(pk=run_id).memory_done_at is None
+    assert memory_sweep() == 0, "not stale yet"
+    settings.MEMORY_SWEEP_MAX = 2
+    for attempt in (1, 2, 3):
+        Run.objects.filter(pk=run_id).update(memory_enqueued_at=timezone.now() - timedelta(hours=2),
+                                             finished_at=timezone.now() - timedelta(hours=2), memory_done_at=None)
+        recording_layers.clear()
+        swept = memory_sweep()
+        assert swept == (1 if attempt <= 2 else 0)
+        assert bool(recording_layers) is (attempt <= 2)  # the queue runs inline in tests
+    assert Run.objects.get(pk=run_id).memory_sweeps == 2
+
+
+def test_the_sweep_leaves_runs_whose_memory_is_done(agent, api, memory_jobs, recording_layers):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from agents.tasks import memory_sweep
+
+    with memory_jobs():
+        run_id = api.run(agent, "出题").json()["run_id"]
+    Run.objects.filter(pk=run_id).update(finished_at=timezone.now() - timedelta(hours=2),
+                                         memory_enqueued_at=timezone.now() - timedelta(hours=2))
+    assert memory_sweep() == 0

@@ -88,3 +88,35 @@ def test_the_local_provider_generates_for_real():
     assert final is not None and final.text == "".join(pieces)
     assert final.text.strip()
     assert final.prompt_tokens > 0 and 0 < final.completion_tokens <= 30
+
+
+@pytest.mark.parametrize("name, read", [("DASHSCOPE_API_KEY", True), ("OPENAI_API_KEY", True), ("HF_TOKEN", True),
+                                        ("SECRET_KEY", False), ("DATABASE_URL", False), ("lower_api_key", False)])
+def test_only_provider_key_shaped_variables_are_ever_sent_to_a_provider(monkeypatch, name, read):
+    monkeypatch.setenv(name, "sk-secret-value")
+    provider = provider_for_agent(_agent(api_key_env=name, base_url="http://127.0.0.1:9/v1"))
+    assert (provider.api_key == "sk-secret-value") is read
+
+
+def test_an_unexpected_provider_failure_fails_the_run_instead_of_leaving_it_running(api, agent, scripted_provider):
+    from agents.models import Run
+
+    def broken(messages, purpose):
+        raise AttributeError("'str' object has no attribute 'choices'")
+
+    scripted_provider.queue_replies(broken, purpose="chat")
+    response = api.run(agent, "出题")
+    assert response.status_code == 200
+    assert response.json()["status"] == "failed" and response.json()["error_code"] == "provider_error"
+    assert Run.objects.get().status == Run.Status.FAILED
+
+
+def test_an_unexpected_stream_failure_ends_with_an_error_event(api, agent, scripted_provider):
+    from agents.models import Run
+    from tests.conftest import sse_events
+
+    scripted_provider.queue_replies(lambda m, p: (_ for _ in ()).throw(RuntimeError("boom")), purpose="chat")
+    events = sse_events(api.post(f"/api/agents/{agent.pk}/run/stream", {"input": "出题"}))
+    assert [name for name, _ in events] == ["started", "error"]
+    assert events[-1][1]["code"] == "provider_error"
+    assert Run.objects.get().error_code == "provider_error"

@@ -70,3 +70,14 @@ def test_the_term_list_is_data_with_known_kinds():
 def test_an_upper_case_term_is_case_sensitive_where_the_list_says_so():
     assert redline.check("a pupil with AIDS").kind == "health"
     assert redline.check("uses visual aids").ok
+
+
+@pytest.mark.parametrize("text", ["138.1234.5678", "(138) 1234-5678", "138/1234/5678", "1 3 8 1 2 3 4 5 6 7 8",
+                                  "家长电话一三八一二三四五六七八", "小明数学九十二分", "小明 math 59 分"])
+def test_numbers_and_grades_written_to_slip_past_the_filter_are_still_blocked(text):
+    assert not redline.check(text).ok
+
+
+@pytest.mark.parametrize("text", ["2023.10.15 13:45 上课", "课程编号 2023 1015 1345", "第3章 10道题 45分钟"])
+def test_dates_times_and_codes_side_by_side_are_not_numbers_to_block(text):
+    assert redline.check(text).ok

@@ -167,3 +167,48 @@ def test_a_school_admin_may_delete_any_of_the_schools_documents(client, agent, t
 def test_requests_without_credentials_are_refused(client, agent):
     response = ApiClient(client, key="").get(f"/api/agents/{agent.pk}/documents")
     assert (response.status_code, response.json()["code"]) == (401, "unauthorized")
+
+
+def _docx_with(document_xml: bytes) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(make_docx(["x"]))) as source, zipfile.ZipFile(buffer, "w") as target:
+        for item in source.infolist():
+            data = document_xml if item.filename == "word/document.xml" else source.read(item.filename)
+            target.writestr(item, data)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("data", [
+    _docx_with(b"<w:document xmlns:w='http://schemas.openxmlformats.org/wordprocessingml/2006/main'><broken"),
+    _docx_with(b"<w:document xmlns:w='http://schemas.openxmlformats.org/wordprocessingml/2006/main'/>"),
+])
+def test_a_broken_word_file_is_unreadable_not_a_500(client, api_key, agent, data):
+    response = upload(client, agent, "bad.docx", data, key=api_key)
+    assert response.status_code == 422
+    assert response.json()["code"] == "unreadable_file"
+    assert not Document.objects.exists()
+
+
+def test_a_multipart_body_without_a_boundary_is_a_400(client, api_key, agent):
+    response = client.post(f"/api/agents/{agent.pk}/documents", data=b"--x\r\n", content_type="multipart/form-data",
+                           HTTP_X_API_KEY=api_key)
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_multipart"
+
+
+@pytest.mark.parametrize("params", [{"offset": 10**20}, {"offset": -1}, {"limit": 0}, {"limit": 10**6}])
+def test_paging_out_of_range_is_a_422(api, agent, params):
+    response = api.get(f"/api/agents/{agent.pk}/documents", **params)
+    assert response.status_code == 422
+    assert response.json()["code"] == "validation_error"
+
+
+def test_a_document_with_a_lone_surrogate_is_stored_without_it(api, agent):
+    import json
+
+    response = api.post(f"/api/agents/{agent.pk}/documents", raw=json.dumps({"title": "t", "text": "二叉树 \ud800 遍历"}))
+    assert response.status_code == 201, response.content
+    assert "\ud800" not in Document.objects.get().text

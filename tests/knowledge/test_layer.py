@@ -100,6 +100,15 @@ def test_completed_outputs_become_documents_when_the_agent_opts_in(api, agent, m
     assert kb_section(later["run_id"])["items"]
 
 
+def test_an_output_with_grades_or_phone_numbers_is_never_archived_for_the_school(api, agent, memory_jobs):
+    agent.archive_outputs = True
+    agent.save()
+    with memory_jobs():
+        run = api.run(agent, "整理成绩 REPLY:张三 期中数学 92 分，李四 期中数学 58 分，家长电话 13812345678").json()
+    assert run["status"] == "completed"
+    assert not Document.objects.filter(source_run_id=run["run_id"]).exists()
+
+
 def test_outputs_are_not_archived_by_default_or_when_the_run_failed(api, agent, memory_jobs, scripted_provider):
     with memory_jobs():
         api.run(agent, "出一份二叉树遍历练习")

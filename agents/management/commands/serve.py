@@ -38,6 +38,8 @@ class Command(BaseCommand):
             # on one machine (tests, a second checkout) would fight over it.
             "--no-control-socket",
         ]
+        if not no_worker:
+            _ensure_memory_sweep_schedule()
         procs = {"web": subprocess.Popen(web, env=env)}
         if not no_worker:
             procs["memory worker"] = subprocess.Popen([sys.executable, "manage.py", "qcluster"], env=env)
@@ -73,3 +75,15 @@ class Command(BaseCommand):
                     proc.kill()
         if exit_code:
             sys.exit(exit_code)
+
+
+def _ensure_memory_sweep_schedule() -> None:
+    """The worker re-enqueues memory jobs that never finished (agents.tasks.memory_sweep)."""
+    from django.conf import settings
+    from django_q.models import Schedule
+
+    Schedule.objects.update_or_create(
+        name="memory sweep",
+        defaults={"func": "agents.tasks.memory_sweep", "schedule_type": Schedule.MINUTES,
+                  "minutes": settings.MEMORY_SWEEP_EVERY_MINUTES, "repeats": -1},
+    )
