@@ -22,6 +22,8 @@ from threads.services import thread_compress
 _FIT_ATTEMPTS = 6
 #: an older turn gets shown only if at least this many tokens are left for it
 _MIN_TURN_TOKENS = 48
+
+
 class ThreadLayer(MemoryLayer):
     name = "thread"
     prompt_order = 20

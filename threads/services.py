@@ -167,8 +167,8 @@ def transcript_of(turns: list[Run], *, language: str) -> str:
     return "\n".join(lines)
 
 
-def _untrusted(text: str, *, language: str, limit: int) -> str:
-    cleaned = prompts.untrusted_text(text, language=language, limit=limit)
+def _untrusted(text: str, *, language: str, limit: int, keep: str = "head") -> str:
+    cleaned = prompts.untrusted_text(text, language=language, limit=limit, keep=keep)
     return _COMPRESS_LABELS.sub(FILTERED.get(language, FILTERED["en"]), cleaned)
 
 
@@ -179,7 +179,7 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str 
     scope = {"agent": agent, "kind": "compress", "run": run, "thread": thread}
     messages = prompts.compress_messages(
         language=language,
-        summary=_untrusted(summary, language=language, limit=limit),
+        summary=_untrusted(summary, language=language, limit=limit, keep="tail"),
         transcript=transcript_of(turns, language=language),
         limit=limit,
     )
@@ -187,11 +187,14 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str 
     if result is None:
         return None
     new_summary = result.text.strip()
+    if not new_summary:
+        return None  # an empty answer would silently drop the turns: treat it as a failure
     for _ in range(COMPRESS_SHORTEN_TRIES):
         if count_tokens(new_summary) <= limit:
             break
+        too_long = _untrusted(new_summary, language=language, limit=limit * 4, keep="tail")
         shorter = memory_complete(
-            **scope, messages=prompts.shorten_messages(language=language, summary=new_summary, limit=limit),
+            **scope, messages=prompts.shorten_messages(language=language, summary=too_long, limit=limit),
             max_tokens=limit + 100,
         )
         if shorter is None or not shorter.text.strip():

@@ -133,6 +133,14 @@ def test_a_failed_compression_leaves_the_cursor_and_the_next_job_catches_up(
     assert thread.summary_upto_at == _created(replies[1])
 
 
+def test_an_empty_compression_counts_as_a_failure_and_drops_nothing(api, agent, memory_jobs, compress_script):
+    compress_script.append("   ")
+    replies = conversation(api, agent, ["t1", "t2", "t3"], memory_jobs)
+    assert _thread(replies[-1]).summary_upto_at is None
+    say(api, agent, "t4", memory_jobs, thread_id=replies[0]["thread_id"])
+    assert _thread(replies[-1]).rolling_summary == "t1；t2"
+
+
 def test_compression_cost_goes_to_memory_ops_never_to_the_run(api, agent, memory_jobs, settings):
     settings.MODEL_PRICES = {"scripted-zh": {"input": 1.0, "output": 2.0}}
     replies = conversation(api, agent, ["t1", "t2", "t3"], memory_jobs)
