@@ -96,6 +96,8 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
     settings.SCRIPTED_RESPONDER = "__main__.responder"
+    # Thread memory alone, so the figures are its own (no other layer's sections or jobs).
+    settings.MEMORY_LAYERS = ["threads.layer.ThreadLayer"]
     school = tenant_create(slug="bench", name="Bench school")
     agent = agent_create(tenant=school, name="出题助手", provider_kind="scripted", model="scripted-zh")
     actor = Actor(tenant=school, via_api_key=True)
@@ -117,9 +119,10 @@ def main() -> None:
         with_memory_total += run.prompt_tokens
         full_total += full
         if n in CHECKPOINTS or n == args.turns:
-            ops = MemoryOp.objects.filter(thread_id=thread_id).aggregate(i=Sum("input_tokens"), o=Sum("output_tokens"))
+            compress_ops = MemoryOp.objects.filter(thread_id=thread_id, kind="compress")
+            ops = compress_ops.aggregate(i=Sum("input_tokens"), o=Sum("output_tokens"))
             op_tokens = (ops["i"] or 0) + (ops["o"] or 0)
-            calls = MemoryOp.objects.filter(thread_id=thread_id).count()
+            calls = compress_ops.count()
             stretch = n - previous_ops[0]
             section = next((s["tokens"] for s in run.context["sections"] if s["layer"] == "thread"), 0)
             rows.append((n, run.prompt_tokens, section, full, full / run.prompt_tokens, with_memory_total, full_total,

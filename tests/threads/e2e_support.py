@@ -6,13 +6,13 @@ $THREADS_E2E_LOG, can wait at a barrier until a call from another process has
 started (so two workers are provably compressing at once), and can sleep (so a
 test can kill a worker in the middle of one).
 
-The driver functions are run with `manage.py shell -c` against the test's file
-database; they print JSON for the test to read.
+The driver functions are run with `manage.py shell -c` against the test's database
+(SQLite file or PostgreSQL, ORM or Redis broker: see tests.procs.project_env); they
+print JSON for the test to read.
 """
 
 import json
 import os
-import sqlite3
 import time
 import uuid
 from pathlib import Path
@@ -63,7 +63,7 @@ def conversations(agent_id: str, plan: list[list[str]], thread_ids: dict | None 
     With `purge`, the memory jobs those runs enqueued are dropped, so the test decides
     which jobs run and when.
     """
-    from django_q.models import OrmQ
+    from django_q.brokers import get_broker
 
     from agents.actor import Actor
     from agents.models import Agent
@@ -78,7 +78,7 @@ def conversations(agent_id: str, plan: list[list[str]], thread_ids: dict | None 
         threads[key] = run.thread_id
         runs.setdefault(key, []).append(run.pk)
     if purge:
-        OrmQ.objects.all().delete()
+        get_broker().purge_queue()
     print(json.dumps({"threads": threads, "runs": runs}))
 
 
@@ -87,7 +87,7 @@ def enqueue(run_ids: list[str], wait_started: str = "", absorb: int = 0, then: l
     has started, then enqueue `absorb` no-op jobs and wait until the busy cluster has
     claimed them: its worker is busy, its queue and its pusher's hand are full, so the
     jobs enqueued after that (`then`) can only go to another worker process."""
-    from django.db import connection
+    from django_q.brokers import get_broker
     from django_q.tasks import async_task
 
     for run_id in run_ids:
@@ -97,14 +97,8 @@ def enqueue(run_ids: list[str], wait_started: str = "", absorb: int = 0, then: l
     for n in range(absorb):
         async_task("agents.tasks.memory_job", f"run_noop{n}", group="memory")
     if absorb:
-        db_path = connection.settings_dict["NAME"]
-
-        def unclaimed():
-            with sqlite3.connect(db_path) as db:
-                return db.execute("SELECT count(*) FROM django_q_ormq WHERE lock < datetime('now', '+60 seconds')"
-                                  ).fetchone()[0]
-
-        _wait(lambda: unclaimed() == 0)
+        broker = get_broker()
+        _wait(lambda: broker.queue_size() == 0)  # every job claimed (ORM) or popped (Redis)
     for run_id in then:
         async_task("agents.tasks.memory_job", run_id, group="memory")
     print(json.dumps({"enqueued": [*run_ids, *then]}))

@@ -2,13 +2,12 @@
 database, a worker killed mid-compression, and a server restart."""
 
 import json
-import shutil
 import signal
 import sqlite3
 
 import pytest
 
-from tests.procs import http_json, manage, memory_worker, project_env, stop, wait_until, web_server
+from tests.procs import django_eval, http_json, memory_worker, project_env, stop, wait_until, web_server
 from tests.threads.e2e_support import records
 
 pytestmark = pytest.mark.e2e
@@ -16,40 +15,29 @@ pytestmark = pytest.mark.e2e
 RESPONDER = "tests.threads.e2e_support.responder"
 
 
-@pytest.fixture(scope="module")
-def template_db(tmp_path_factory):
-    """One migrated database with a school, a scripted agent and a key; tests copy it."""
-    path = tmp_path_factory.mktemp("threads-e2e") / "template.sqlite3"
-    env = project_env(path, REDIS_URL="")
-    manage(env, "migrate", "--noinput")
-    made = manage(env, "shell", "-c", (
-        "from agents.services import agent_create, api_key_create, tenant_create; "
-        "school = tenant_create(slug='yizhong', name='第一中学'); "
-        "agent = agent_create(tenant=school, name='出题助手', provider_kind='scripted', model='scripted-zh'); "
-        "print(agent.pk, api_key_create(tenant=school)[1])"
-    ))
-    agent_id, key = made.splitlines()[-1].split()
-    return path, agent_id, key
-
-
 class Site:
-    """A copy of the template database, the environment for its processes, and a log dir."""
+    """A fresh database (SQLite file, or PostgreSQL when the suite runs on it) with a
+    school, a scripted agent and a key; the environment for its processes; a log dir."""
 
-    def __init__(self, template, tmp_path, **env):
-        source, self.agent_id, self.key = template
-        self.db = tmp_path / "db.sqlite3"
-        shutil.copy(source, self.db)
+    def __init__(self, tmp_path, **env):
         self.tmp = tmp_path
         self.log = tmp_path / "calls"
         self.log.mkdir()
-        self.env = project_env(self.db, REDIS_URL="", SCRIPTED_RESPONDER=RESPONDER, THREADS_E2E_LOG=self.log, **env)
+        self.env = project_env(tmp_path / "db.sqlite3", SCRIPTED_RESPONDER=RESPONDER, THREADS_E2E_LOG=self.log,
+                               **env)
+        self.agent_id, self.key = django_eval(self.env, (  # one process: migrate, then the school
+            "from django.core.management import call_command; call_command('migrate', verbosity=0); "
+            "from agents.services import agent_create, api_key_create, tenant_create; "
+            "school = tenant_create(slug='yizhong', name='第一中学'); "
+            "agent = agent_create(tenant=school, name='出题助手', provider_kind='scripted', model='scripted-zh'); "
+            "print(agent.pk, api_key_create(tenant=school)[1])"
+        )).split()
 
     def with_env(self, **extra) -> dict:
         return {**self.env, **{k: str(v) for k, v in extra.items()}}
 
-    def shell(self, call: str, env: dict | None = None) -> dict:
-        code = f"import tests.threads.e2e_support as s; s.{call}"
-        return json.loads(manage(env or self.env, "shell", "-c", code).splitlines()[-1])
+    def shell(self, call: str) -> dict:
+        return json.loads(django_eval(self.env, f"import tests.threads.e2e_support as s; s.{call}"))
 
     def conversations(self, plan, **kwargs) -> dict:
         return self.shell(f"conversations({self.agent_id!r}, {plan!r}, **{kwargs!r})")
@@ -58,13 +46,21 @@ class Site:
         self.shell(f"enqueue({run_ids!r}, **{kwargs!r})")
 
     def query(self, sql, *args):
-        with sqlite3.connect(self.db) as db:
-            return db.execute(sql, args).fetchall()
+        """Read the database the processes share (no Django in between: it is theirs)."""
+        url = self.env["DATABASE_URL"]
+        if url.startswith("sqlite:///"):
+            with sqlite3.connect(url[len("sqlite:///"):]) as db:
+                return db.execute(sql, args).fetchall()
+        import psycopg
 
-    def thread(self, thread_id) -> tuple[str, str | None]:
-        return self.query("SELECT rolling_summary, summary_upto_at FROM threads_thread WHERE id = ?", thread_id)[0]
+        with psycopg.connect(url.replace("postgres://", "postgresql://", 1)) as db:
+            return db.execute(sql.replace("?", "%s"), args).fetchall()
 
-    def created_at(self, run_id) -> str:
+    def thread(self, thread_id) -> tuple:
+        return tuple(self.query("SELECT rolling_summary, summary_upto_at FROM threads_thread WHERE id = ?",
+                                thread_id)[0])
+
+    def created_at(self, run_id):
         return self.query("SELECT created_at FROM agents_run WHERE id = ?", run_id)[0][0]
 
     def memory_done(self, *run_ids) -> bool:
@@ -83,8 +79,8 @@ class Site:
         ]
 
 
-def test_two_threads_compressed_at_once_by_two_workers_do_not_overwrite_each_other(template_db, tmp_path):
-    site = Site(template_db, tmp_path, THREADS_E2E_BARRIER=1)
+def test_two_threads_compressed_at_once_by_two_workers_do_not_overwrite_each_other(tmp_path):
+    site = Site(tmp_path, THREADS_E2E_BARRIER=1)
     made = site.conversations([[key, f"{key}{n} 第{n}轮"] for n in range(1, 6) for key in "AB"])
     last_a, last_b = made["runs"]["A"][-1], made["runs"]["B"][-1]
 
@@ -102,8 +98,8 @@ def test_two_threads_compressed_at_once_by_two_workers_do_not_overwrite_each_oth
         assert site.thread(made["threads"][key]) == (f"{key}1；{key}2；{key}3", site.created_at(runs[2]))
 
 
-def test_the_same_thread_compressed_twice_at_once_loses_and_duplicates_nothing(template_db, tmp_path):
-    site = Site(template_db, tmp_path, THREADS_E2E_BARRIER=1)
+def test_the_same_thread_compressed_twice_at_once_loses_and_duplicates_nothing(tmp_path):
+    site = Site(tmp_path, THREADS_E2E_BARRIER=1)
     made = site.conversations([["S", f"S{n} 第{n}轮"] for n in range(1, 6)])
     thread_id, runs = made["threads"]["S"], made["runs"]["S"]
 
@@ -124,8 +120,8 @@ def test_the_same_thread_compressed_twice_at_once_loses_and_duplicates_nothing(t
     assert ops[0][0] >= 2
 
 
-def test_a_worker_killed_mid_compression_leaves_a_state_the_next_job_completes(template_db, tmp_path):
-    site = Site(template_db, tmp_path)
+def test_a_worker_killed_mid_compression_leaves_a_state_the_next_job_completes(tmp_path):
+    site = Site(tmp_path)
     made = site.conversations([["K", f"K{n} 第{n}轮"] for n in range(1, 4)])
     thread_id, runs = made["threads"]["K"], made["runs"]["K"]
 
@@ -143,8 +139,8 @@ def test_a_worker_killed_mid_compression_leaves_a_state_the_next_job_completes(t
     assert site.thread(thread_id) == ("K1；K2", site.created_at(runs[1]))
 
 
-def test_a_server_restart_loses_no_thread_and_the_conversation_is_restored(template_db, tmp_path):
-    site = Site(template_db, tmp_path)
+def test_a_server_restart_loses_no_thread_and_the_conversation_is_restored(tmp_path):
+    site = Site(tmp_path)
     headers = {"X-API-Key": site.key}
     with web_server(site.env, tmp_path) as base:
         status, first = http_json("POST", f"{base}/api/agents/{site.agent_id}/run", {"input": "出一份数据结构试卷"},
