@@ -142,11 +142,12 @@ def main() -> None:
         print(f"{n:>4}  {prompt:>10}  {section:>10}  {full:>13}  {ratio:>5.1f}x  {cum_mem:>10}  {cum_full:>10}  "
               f"{op_tokens:>9}  {calls:>11}  {per_turn:>10.0f}  {per_stretch:>20.0f}")
     print()
+    average_input = count_tokens("".join(request_text(i) for i in range(1, 21))) / 20
     print(f"prompt/run: tokens the provider was sent for that turn with thread memory (thread sec: its thread "
           f"section); full hist/run: the same turn resending every earlier turn verbatim; cum: sums over all turns "
           f"so far (cumulative full-history cost is quadratic in turns). memop: rolling-compression tokens "
           f"(MemoryOp input + output) so far; memop/turn (stretch): per turn since the previous checkpoint — flat "
-          f"means linear growth. Input tokens per turn averaged {count_tokens(''.join(request_text(i) for i in range(1, 21))) / 20:.0f}, "
+          f"means linear growth. Input tokens per turn averaged {average_input:.0f}, "
           f"replies {count_tokens(ANSWER.format(t='二叉树', n=1))}. ({elapsed:.1f}s)")
 
 

@@ -17,6 +17,8 @@ import time
 import uuid
 from pathlib import Path
 
+from agents.providers.scripted import default_responder
+
 BARRIER_TIMEOUT = 30.0
 
 
@@ -38,8 +40,10 @@ def records(log_dir: Path, kind: str) -> list[dict]:
 
 def responder(messages, purpose):
     text = messages[-1]["content"]
-    if purpose != "compress":
+    if purpose == "chat":
         return "收到：" + text.rsplit("\n", 1)[-1]
+    if purpose != "compress":
+        return default_responder(messages, purpose)  # other layers' memory work
     turns = [line.split(" ", 2)[1] for line in text.splitlines() if line.startswith("‹用户› ")]
     call = uuid.uuid4().hex
     _record("start", call=call, thread=turns[0][0] if turns else "", turns=turns)
