@@ -50,7 +50,10 @@ class ThreadLayer(MemoryLayer):
             summary_budget=agent.budget_thread_summary,
             turns_budget=agent.budget_thread_turns,
         )
-        ctx.shared["thread_run_ids"] = shown
+        # Later layers (recall, KB) skip these runs. Added to, not replaced: whatever an
+        # earlier layer already showed stays excluded too.
+        earlier = [pk for pk in ctx.shared.get("thread_run_ids", []) if pk not in shown]
+        ctx.shared["thread_run_ids"] = [*earlier, *shown]
         ctx.shared["thread_summary_upto_at"] = state["summary_upto_at"]
         if not text:
             return None

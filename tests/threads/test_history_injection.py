@@ -218,3 +218,19 @@ def test_a_run_on_an_archived_thread_makes_it_active_again(api, agent):
     assert api.post(f"/api/threads/{thread_id}/archive").json()["status"] == "archived"
     say(api, agent, "第二问", thread_id=thread_id)
     assert Thread.objects.get(pk=thread_id).status == Thread.Status.ACTIVE
+
+
+def test_recall_does_not_repeat_the_turns_the_thread_section_shows(api, agent, memory_jobs):
+    replies = conversation(api, agent, ["出一份数据结构期末试卷，含二叉树遍历", "数据结构试卷再加一道二叉树遍历题"],
+                           memory_jobs)
+
+    def sections(reply):
+        context = Run.objects.get(pk=reply["run_id"]).context
+        return {s["layer"]: s["items"] for s in context["sections"]}
+
+    same_thread = sections(say(api, agent, "数据结构试卷的二叉树遍历题", memory_jobs, thread_id=replies[0]["thread_id"]))
+    new_thread = sections(say(api, agent, "数据结构试卷的二叉树遍历题", memory_jobs))
+    shown = {reply["run_id"] for reply in replies}
+    assert set(same_thread["thread"]) == shown
+    assert shown <= set(new_thread.get("recall", [])), "recall finds them when the thread does not show them"
+    assert not shown & set(same_thread.get("recall", []))
