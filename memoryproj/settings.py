@@ -144,6 +144,7 @@ MEMORY_LAYERS = env_list(
     "MEMORY_LAYERS",
     [
         "corememory.layer.CoreLayer",
+        "threads.layer.ThreadLayer",
         "knowledge.layer.KnowledgeLayer",
         "recall.layer.RecallLayer",
     ],

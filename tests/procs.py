@@ -100,13 +100,21 @@ def stop(proc: subprocess.Popen, sig=signal.SIGTERM, timeout: float = 15) -> Non
     if proc.poll() is not None:
         return
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, sig)
+        if sig == signal.SIGKILL:
+            os.killpg(proc.pid, sig)
+        else:
+            # A graceful stop goes to the leader (gunicorn's master, qcluster), which stops
+            # its children in order; sent to the whole group it kills django-q2's children
+            # under its sentinel, which then hangs until the timeout.
+            os.kill(proc.pid, sig)
     try:
         proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)  # anything the leader left behind
 
 
 def spawn(args: list[str], env: dict, log_path: Path) -> subprocess.Popen:

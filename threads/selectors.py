@@ -1,5 +1,10 @@
+from django.db.models import Count, Q
+
 from agents.errors import AppError, NotFound
+from agents.models import Run
 from threads.models import Thread
+
+FINISHED = (Run.Status.COMPLETED, Run.Status.FAILED)
 
 
 def thread_get_for_actor(*, actor, thread_id: str) -> Thread:
@@ -19,3 +24,78 @@ def thread_get_for_run(*, actor, agent, thread_id: str) -> Thread:
     if thread is None:
         raise AppError("thread_mismatch", "thread_id does not belong to this agent", status=400)
     return thread
+
+
+def threads_for_actor(*, actor, agent):
+    """The owner's active threads of one agent, newest activity first, with their run count."""
+    return (
+        Thread.objects.filter(actor.owner_q(), agent=agent, status=Thread.Status.ACTIVE)
+        .annotate(run_count=Count("runs"))
+        .order_by("-updated_at", "-created_at", "id")
+    )
+
+
+def thread_runs(*, thread):
+    """A thread's messages, oldest first: enough to restore the conversation."""
+    return Run.objects.filter(tenant_id=thread.tenant_id, thread=thread).order_by("created_at", "id")
+
+
+def thread_cursor(*, thread_id: str) -> dict | None:
+    """The summary and its cursor as stored now (the base a compression builds on)."""
+    return (
+        Thread.objects.filter(pk=thread_id)
+        .values("rolling_summary", "summary_upto_at", "agent_id", "tenant_id")
+        .first()
+    )
+
+
+def thread_recent_turns(*, thread_id: str, before, summary_upto_at, limit: int) -> list[Run]:
+    """The last `limit` finished turns created before `before`, oldest first.
+
+    Runs still running are skipped; a turn the summary already covers is never shown
+    twice.
+    """
+    if limit <= 0:
+        return []
+    runs = Run.objects.filter(thread_id=thread_id, status__in=FINISHED, created_at__lt=before)
+    if summary_upto_at is not None:
+        runs = runs.filter(created_at__gt=summary_upto_at)
+    runs = runs.only("id", "input", "output", "status", "created_at").order_by("-created_at", "-id")[:limit]
+    return list(reversed(runs))
+
+
+def thread_turns_to_fold(*, thread_id: str, summary_upto_at, keep_last: int, limit: int) -> list[Run]:
+    """Finished turns after the cursor and older than the last `keep_last` finished ones,
+    in created_at order, stopping before the first run still running.
+
+    The cursor may never pass an unfinished run, nor split runs that share one
+    created_at (the next fold starts strictly after the cursor).
+    """
+    after_cursor = Q(thread_id=thread_id)
+    if summary_upto_at is not None:
+        after_cursor &= Q(created_at__gt=summary_upto_at)
+    candidates = Run.objects.filter(after_cursor)
+    if keep_last > 0:
+        kept = (
+            Run.objects.filter(after_cursor, status__in=FINISHED)
+            .order_by("-created_at", "-id")
+            .values_list("created_at", flat=True)[keep_last - 1:keep_last]
+        )
+        boundary = next(iter(kept), None)
+        if boundary is None:
+            return []
+        candidates = candidates.filter(created_at__lt=boundary)
+    runs = list(
+        candidates.only("id", "input", "output", "status", "created_at").order_by("created_at", "id")[:limit + 1]
+    )
+    fold = []
+    for run in runs:
+        if run.status not in FINISHED:
+            break
+        fold.append(run)
+    following = runs[len(fold)] if len(fold) < len(runs) else None
+    if len(fold) > limit:
+        following, fold = fold[limit], fold[:limit]
+    while fold and following is not None and fold[-1].created_at == following.created_at:
+        fold.pop()
+    return fold

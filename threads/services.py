@@ -1,9 +1,50 @@
+"""Writes for L1 thread memory: resolving a run's thread, renaming and archiving, and the
+rolling compression that the memory job runs after each run.
+
+Compression folds finished turns older than the last K into the thread's summary. The
+LLM call happens outside any transaction; the result is published with a
+compare-and-set on `summary_upto_at`, so two workers folding the same thread can't
+overwrite each other: the loser re-reads and recomputes, and a failure leaves the
+cursor where it was for the next run's job to catch up.
+"""
+
+import logging
+import re
+
 from django.utils import timezone
 
+from agents.errors import AppError
+from agents.fencing import FILTERED
+from agents.memory_llm import memory_complete
+from agents.models import Run
+from agents.tokens import count_tokens, truncate_tokens
+from threads import prompts
 from threads.models import Thread
-from threads.selectors import thread_get_for_run
+from threads.selectors import thread_cursor, thread_get_for_actor, thread_get_for_run, thread_turns_to_fold
+
+log = logging.getLogger(__name__)
 
 TITLE_CHARS = 40
+TITLE_MAX = 200
+
+#: one compression call sees at most this many transcript tokens …
+COMPRESS_CHUNK_TOKENS = 2400
+#: … of at most this many turns, each cut to this many tokens (input, output)
+COMPRESS_CHUNK_TURNS = 12
+COMPRESS_TURN_TOKENS = (300, 500)
+#: chunks one job folds before leaving the rest to the next job
+COMPRESS_MAX_CHUNKS = 10
+#: lost compare-and-set races one job retries before leaving the rest to the next job
+COMPRESS_MAX_RACES = 5
+#: "shorten it" requests before the summary is hard-truncated
+COMPRESS_SHORTEN_TRIES = 1
+
+# The compression prompt's own labels: history must not be able to close its fence.
+_COMPRESS_LABELS = re.compile(
+    r"[\[［]\s*(?:已有摘要|待并入的对话记录|对话记录结束|current summary|transcript to fold in|end of transcript)"
+    r"[^\]］\n]{0,80}[\]］]",
+    re.IGNORECASE,
+)
 
 
 def thread_title_from_input(text: str) -> str:
@@ -21,3 +62,145 @@ def thread_resolve_for_run(*, actor, agent, thread_id: str | None, input: str) -
     Thread.objects.filter(pk=thread.pk).update(status=Thread.Status.ACTIVE, updated_at=now)
     thread.status, thread.updated_at = Thread.Status.ACTIVE, now
     return thread
+
+
+def thread_rename(*, actor, thread_id: str, title: str) -> Thread:
+    title = " ".join((title or "").split())
+    if not title:
+        raise AppError("empty_title", "title must not be empty", status=422)
+    if len(title) > TITLE_MAX:
+        raise AppError("title_too_long", f"title must be at most {TITLE_MAX} characters", status=422)
+    thread = thread_get_for_actor(actor=actor, thread_id=thread_id)
+    Thread.objects.filter(pk=thread.pk).update(title=title)
+    thread.title = title
+    return thread
+
+
+def thread_archive(*, actor, thread_id: str) -> Thread:
+    """Hide a thread from the list; nothing is deleted. A new run on it re-activates it."""
+    thread = thread_get_for_actor(actor=actor, thread_id=thread_id)
+    Thread.objects.filter(pk=thread.pk).update(status=Thread.Status.ARCHIVED)
+    thread.status = Thread.Status.ARCHIVED
+    return thread
+
+
+# --- rolling compression ----------------------------------------------------------------
+
+
+def thread_compress(*, thread_id: str, run: Run | None = None) -> str:
+    """Fold the turns that left the recent window into the rolling summary.
+
+    Returns "up_to_date", "compressed", "failed" (cursor untouched) or "raced" (lost
+    too many compare-and-set races; the next job continues). Safe to run twice and
+    from several workers at once.
+    """
+    thread = Thread.objects.select_related("agent").filter(pk=thread_id).first()
+    if thread is None:
+        return "missing"
+    agent = thread.agent
+    if run is not None and run.thread_id != thread_id:
+        run = None
+    outcome = "up_to_date"
+    chunks = races = 0
+    while chunks < COMPRESS_MAX_CHUNKS:
+        state = thread_cursor(thread_id=thread_id)
+        if state is None:
+            return "missing"
+        turns = _chunk(thread_turns_to_fold(
+            thread_id=thread_id,
+            summary_upto_at=state["summary_upto_at"],
+            keep_last=agent.thread_recent_turns,
+            limit=COMPRESS_CHUNK_TURNS,
+        ))
+        if not turns:
+            return outcome
+        summary = _fold(agent=agent, thread=thread, run=run, summary=state["rolling_summary"], turns=turns)
+        if summary is None:
+            log.warning("compressing thread %s failed; cursor left at %s", thread_id, state["summary_upto_at"])
+            return "failed"
+        published = Thread.objects.filter(pk=thread_id, summary_upto_at=state["summary_upto_at"]).update(
+            rolling_summary=summary, summary_upto_at=turns[-1].created_at
+        )
+        if published:
+            chunks += 1
+            outcome = "compressed"
+            continue
+        # Someone published first: our base is stale. Discard, re-read, recompute.
+        races += 1
+        log.info("thread %s: lost a compression race (%d), retrying on the new cursor", thread_id, races)
+        if races >= COMPRESS_MAX_RACES:
+            return "raced"
+    return outcome
+
+
+def _chunk(turns: list[Run]) -> list[Run]:
+    """As many of the oldest turns as fit one compression call (at least one)."""
+    input_limit, output_limit = COMPRESS_TURN_TOKENS
+    chunk, used = [], 0
+    for turn in turns:
+        size = _tokens_up_to(turn.input, input_limit) + _tokens_up_to(turn.output, output_limit)
+        if chunk and used + size > COMPRESS_CHUNK_TOKENS:
+            break
+        chunk.append(turn)
+        used += size
+    # Runs sharing one created_at go together: the next fold starts strictly after it.
+    while len(chunk) < len(turns) and turns[len(chunk)].created_at == chunk[-1].created_at:
+        chunk.append(turns[len(chunk)])
+    return chunk
+
+
+def _tokens_up_to(text: str, limit: int) -> int:
+    return min(count_tokens(text[: limit * prompts.CHARS_PER_TOKEN_MAX]), limit)
+
+
+def transcript_of(turns: list[Run], *, language: str) -> str:
+    """The turns as untrusted data: sanitized, each side cut, a failed turn only a placeholder."""
+    marks = prompts.fence(language)
+    input_limit, output_limit = COMPRESS_TURN_TOKENS
+    lines = []
+    for turn in turns:
+        lines.append(marks["user"] + _untrusted(turn.input, language=language, limit=input_limit))
+        if turn.status == Run.Status.COMPLETED:
+            lines.append(marks["assistant"] + _untrusted(turn.output, language=language, limit=output_limit))
+        else:
+            lines.append(marks["assistant"] + marks["failed"])
+    return "\n".join(lines)
+
+
+def _untrusted(text: str, *, language: str, limit: int, keep: str = "head") -> str:
+    cleaned = prompts.untrusted_text(text, language=language, limit=limit, keep=keep)
+    return _COMPRESS_LABELS.sub(FILTERED.get(language, FILTERED["en"]), cleaned)
+
+
+def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str | None:
+    """The new summary for `summary` + `turns`, within the summary budget; None on failure."""
+    language = agent.language
+    limit = agent.budget_thread_summary
+    scope = {"agent": agent, "kind": "compress", "run": run, "thread": thread}
+    messages = prompts.compress_messages(
+        language=language,
+        summary=_untrusted(summary, language=language, limit=limit, keep="tail"),
+        transcript=transcript_of(turns, language=language),
+        limit=limit,
+    )
+    result = memory_complete(**scope, messages=messages, max_tokens=limit + 200)
+    if result is None:
+        return None
+    new_summary = result.text.strip()
+    if not new_summary:
+        return None  # an empty answer would silently drop the turns: treat it as a failure
+    for _ in range(COMPRESS_SHORTEN_TRIES):
+        if count_tokens(new_summary) <= limit:
+            break
+        too_long = _untrusted(new_summary, language=language, limit=limit * 4, keep="tail")
+        shorter = memory_complete(
+            **scope, messages=prompts.shorten_messages(language=language, summary=too_long, limit=limit),
+            max_tokens=limit + 100,
+        )
+        if shorter is None or not shorter.text.strip():
+            break
+        new_summary = shorter.text.strip()
+    if count_tokens(new_summary) > limit:
+        # The last resort: keep the most recent part of a rolling summary.
+        new_summary = truncate_tokens(new_summary, limit, keep="tail")
+    return new_summary

@@ -1,0 +1,56 @@
+"""Small helpers shared by the thread tests."""
+
+from agents.providers import scripted
+from threads.prompts import FENCE
+
+ZH, EN = FENCE["zh"], FENCE["en"]
+
+
+def say(api, agent, text, memory_jobs=None, **body) -> dict:
+    """One sync run (its memory job run inline when `memory_jobs` is given); its JSON reply."""
+    if memory_jobs is None:
+        response = api.run(agent, text, **body)
+    else:
+        with memory_jobs():
+            response = api.run(agent, text, **body)
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+def conversation(api, agent, texts, memory_jobs=None, **body) -> list[dict]:
+    """Several turns in one thread; the replies."""
+    replies, thread_id = [], body.pop("thread_id", None)
+    for text in texts:
+        reply = say(api, agent, text, memory_jobs, thread_id=thread_id, **body)
+        thread_id = reply["thread_id"]
+        replies.append(reply)
+    return replies
+
+
+def sent_prompt(purpose: str = "chat") -> str:
+    """The user message the provider last received for `purpose`."""
+    return scripted.last_call(purpose)["messages"][-1]["content"]
+
+
+def thread_section(prompt: str, marks=ZH) -> str:
+    """The text between the thread fence's opening and closing lines ("" when absent)."""
+    if marks["open"] not in prompt:
+        return ""
+    inner = prompt.split(marks["open"], 1)[1]
+    assert marks["close"] in inner, "the fence is never left open"
+    return inner.split(marks["close"], 1)[0]
+
+
+def digest_responder(messages, purpose):
+    """Chat as the default responder; compression as "previous summary；input；input…",
+    so a test can see exactly which turns were folded, in which order, how often."""
+    if purpose != "compress":
+        return scripted.default_responder(messages, purpose)
+    text = messages[-1]["content"]
+    if not text.startswith(("[已有摘要]", "[Current summary]")):
+        return text.rsplit("\n\n", 1)[-1]  # a "shorten it" request: return the summary as it is
+    previous = text.split("\n", 1)[1].split("\n\n", 1)[0].strip()
+    if previous in ("（无）", "(none)"):
+        previous = ""
+    asked = [line.split(" ", 1)[1] for line in text.splitlines() if line.startswith(("‹用户› ", "‹User› "))]
+    return "；".join(part for part in [previous, *asked] if part)

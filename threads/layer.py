@@ -1,0 +1,167 @@
+"""L1 thread memory: the conversation so far, fenced as untrusted history.
+
+Read path: the rolling summary (≤ budget_thread_summary tokens) and the last K finished
+turns before this run (≤ budget_thread_turns), the whole section ≤ budget_thread and
+never more than the ledger's grant. Everything from history is sanitized, then wrapped
+in the seed's boundary text. A failed turn shows only a placeholder.
+
+Write path: fold the turns that left the recent window into the summary
+(threads.services.thread_compress).
+"""
+
+from agents.layers import MemoryLayer, ReadContext
+from agents.ledger import Section
+from agents.models import Run
+from agents.tokens import count_tokens, truncate_tokens
+from threads import prompts
+from threads.prompts import untrusted_text
+from threads.selectors import thread_cursor, thread_recent_turns
+from threads.services import thread_compress
+
+#: shrink-and-retry steps when joining pieces costs a few tokens more than their sum
+_FIT_ATTEMPTS = 6
+#: an older turn gets shown only if at least this many tokens are left for it
+_MIN_TURN_TOKENS = 48
+
+
+class ThreadLayer(MemoryLayer):
+    name = "thread"
+    prompt_order = 20
+    write_order = 10
+
+    def budget(self, agent) -> int:
+        return agent.budget_thread
+
+    def read(self, ctx: ReadContext, *, budget: int) -> Section | None:
+        agent = ctx.agent
+        state = thread_cursor(thread_id=ctx.thread.pk) or {"rolling_summary": "", "summary_upto_at": None}
+        turns = thread_recent_turns(
+            thread_id=ctx.thread.pk,
+            before=ctx.run.created_at,
+            summary_upto_at=state["summary_upto_at"],
+            limit=agent.thread_recent_turns,
+        )
+        turns = [turn for turn in turns if turn.pk != ctx.run.pk]
+        text, shown = render_thread_section(
+            language=ctx.language,
+            summary=state["rolling_summary"],
+            turns=turns,
+            cap=min(budget, agent.budget_thread),
+            summary_budget=agent.budget_thread_summary,
+            turns_budget=agent.budget_thread_turns,
+        )
+        # Later layers (recall, KB) skip these runs. Added to, not replaced: whatever an
+        # earlier layer already showed stays excluded too.
+        earlier = [pk for pk in ctx.shared.get("thread_run_ids", []) if pk not in shown]
+        ctx.shared["thread_run_ids"] = [*earlier, *shown]
+        ctx.shared["thread_summary_upto_at"] = state["summary_upto_at"]
+        if not text:
+            return None
+        return self.section(text, label=prompts.fence(ctx.language)["label"], items=shown)
+
+    def after_run(self, run) -> None:
+        thread_compress(thread_id=run.thread_id, run=run)
+
+
+def render_thread_section(*, language: str, summary: str, turns: list[Run], cap: int, summary_budget: int,
+                          turns_budget: int) -> tuple[str, list[str]]:
+    """The fenced section and the ids of the turns it shows; ("", []) when nothing fits.
+
+    Recent turns are filled first (a follow-up needs them most), the summary gets what
+    is left of its own budget. The result is measured whole and shrunk until it fits
+    `cap`, so the budget holds however long the turns are.
+    """
+    marks = prompts.fence(language)
+    summary = untrusted_text(summary, language=language, limit=summary_budget, keep="tail")
+    if not summary and not turns:
+        return "", []
+    frame = count_tokens(f"{marks['open']}\n{marks['close']}")
+    room = cap - frame
+    turns_room = min(turns_budget, room)
+    for _ in range(_FIT_ATTEMPTS):
+        if turns_room < 0 or room <= 0:
+            return "", []
+        turn_lines, shown = _fit_turns(turns, budget=turns_room, language=language)
+        used = count_tokens("\n".join(turn_lines)) if turn_lines else 0
+        summary_text = _fit_summary(summary, budget=min(summary_budget, room - used - 1), marks=marks)
+        lines = [marks["open"]]
+        if summary_text:
+            lines.append(marks["summary"] + summary_text)
+        lines += turn_lines
+        lines.append(marks["close"])
+        if not summary_text and not turn_lines:
+            return "", []
+        text = "\n".join(lines)
+        over = count_tokens(text) - cap
+        if over <= 0:
+            return text, shown
+        # Joining added a few tokens: give them back from the turns first, then the frame room.
+        if turns_room > 0:
+            turns_room = max(0, turns_room - over)
+        else:
+            room -= over
+    return "", []
+
+
+def _fit_summary(summary: str, *, budget: int, marks: dict) -> str:
+    budget -= count_tokens(marks["summary"]) + 1
+    if not summary or budget <= 0:
+        return ""
+    # A rolling summary runs oldest to newest: if it must be cut, keep the newest part.
+    return truncate_tokens(summary, budget, keep="tail")
+
+
+def _fit_turns(turns: list[Run], *, budget: int, language: str) -> tuple[list[str], list[str]]:
+    """Turn lines (oldest first) within `budget`, each turn cut to its share.
+
+    The newest turn is placed first; what a short turn leaves over goes to older ones,
+    and when even a minimal turn no longer fits, the older turns are dropped.
+    """
+    marks = prompts.fence(language)
+    if not turns:
+        return [], []
+    remaining = budget - count_tokens(marks["recent"]) - 1
+    fixed = count_tokens(marks["user"]) + count_tokens(marks["assistant"]) + 2
+    placed: list[tuple[str, list[str]]] = []
+    for index, turn in enumerate(reversed(turns)):
+        share = remaining // (len(turns) - index)
+        if share - fixed < _MIN_TURN_TOKENS:
+            # Too little for every turn: the newest ones take what is left, older ones go.
+            share = remaining
+        avail = share - fixed
+        if avail < (_MIN_TURN_TOKENS if placed else 8):
+            break
+        lines = _turn_lines(turn, avail=avail, language=language, marks=marks)
+        if lines is None:
+            break
+        remaining -= count_tokens("\n".join(lines)) + 1
+        placed.append((turn.pk, lines))
+    if not placed:
+        return [], []
+    placed.reverse()
+    out = [marks["recent"]]
+    for _, lines in placed:
+        out += lines
+    return out, [pk for pk, _ in placed]
+
+
+def _turn_lines(turn: Run, *, avail: int, language: str, marks: dict) -> list[str] | None:
+    user = untrusted_text(turn.input, language=language, limit=avail)
+    if turn.status == Run.Status.COMPLETED:
+        assistant = untrusted_text(turn.output, language=language, limit=avail)
+        assistant_fixed = False
+    else:
+        # A failed turn never shows its output or error, only that it was skipped.
+        assistant, assistant_fixed = marks["failed"], True
+    user_tokens, assistant_tokens = count_tokens(user), count_tokens(assistant)
+    if user_tokens + assistant_tokens > avail:
+        if assistant_fixed:
+            user_limit = avail - assistant_tokens
+        else:
+            user_limit = min(user_tokens, max(avail - assistant_tokens, avail // 3))
+        if user_limit <= 0:
+            return None
+        user = truncate_tokens(user, user_limit)
+        if not assistant_fixed:
+            assistant = truncate_tokens(assistant, avail - count_tokens(user))
+    return [marks["user"] + user, marks["assistant"] + assistant]
