@@ -1,4 +1,5 @@
-"""Reads for the teacher pages. Every query starts from the actor's school AND owner."""
+"""Reads for the teacher pages that no other app already offers (threads and runs come
+from threads.selectors). Every query starts from the actor's school AND owner."""
 
 import datetime
 from dataclasses import dataclass
@@ -9,31 +10,6 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from agents.models import MemoryOp, Run
-from threads.models import Thread
-
-SIDEBAR_THREADS = 50
-
-
-def thread_list_for_actor(*, actor, agent, limit: int = SIDEBAR_THREADS):
-    """The teacher's active threads with this agent, most recently used first."""
-    return list(
-        Thread.objects.filter(actor.owner_q(), agent=agent, status=Thread.Status.ACTIVE)
-        .annotate(run_count=Count("runs"))
-        .order_by("-updated_at")[:limit]
-    )
-
-
-def thread_latest_active(*, actor, agent) -> Thread | None:
-    return (
-        Thread.objects.filter(actor.owner_q(), agent=agent, status=Thread.Status.ACTIVE)
-        .order_by("-updated_at")
-        .first()
-    )
-
-
-def thread_messages(*, actor, thread) -> list[Run]:
-    """The runs of a thread (already owner-checked), oldest first: one user + one assistant bubble each."""
-    return list(Run.objects.filter(actor.owner_q(), thread=thread).order_by("created_at"))
 
 
 @dataclass

@@ -16,14 +16,15 @@ from agents.actor import Actor
 from agents.errors import NotFound
 from agents.selectors import agents_for_tenant, run_get_for_actor
 from corememory.services import MAX_CONFIRMED
-from threads.selectors import thread_get_for_actor
+from threads.selectors import thread_get_for_actor, thread_runs, threads_for_actor
 from web.charts import cost_chart
 from web.errors import SERVER_SENTENCES, friendly_errors_table
-from web.selectors import costs_per_day, thread_latest_active, thread_list_for_actor, thread_messages
+from web.selectors import costs_per_day
 
 SESSION_AGENT = "web_agent_id"
 COST_WINDOWS = (7, 14, 30, 90)
 DEFAULT_COST_WINDOW = 14
+SIDEBAR_THREADS = 50
 
 
 def teacher_page(view):
@@ -81,7 +82,7 @@ def chat(request):
     """Continue the most recent active thread, or start a new one."""
     agent = current_agent(request)
     if agent is not None:
-        thread = thread_latest_active(actor=actor_for(request), agent=agent)
+        thread = threads_for_actor(actor=actor_for(request), agent=agent).first()
         if thread is not None:
             return redirect("web:chat_thread", thread_id=thread.pk)
     return _render_chat(request, agent=agent, thread=None)
@@ -109,8 +110,8 @@ def _render_chat(request, *, agent, thread):
     context = {
         "agent": agent,
         "thread": thread,
-        "runs": thread_messages(actor=actor, thread=thread) if thread else [],
-        "threads": thread_list_for_actor(actor=actor, agent=agent),
+        "runs": thread_runs(thread=thread) if thread else [],
+        "threads": threads_for_actor(actor=actor, agent=agent)[:SIDEBAR_THREADS],
         "page_config": _page_config(),
         "active": "chat",
     }
@@ -131,7 +132,7 @@ def run_row(request, run_id: str):
 def thread_rows(request):
     """The sidebar's list, re-rendered after a reply (a new thread, a new time, a new title)."""
     agent = current_agent(request)
-    threads = thread_list_for_actor(actor=actor_for(request), agent=agent) if agent else []
+    threads = threads_for_actor(actor=actor_for(request), agent=agent)[:SIDEBAR_THREADS] if agent else []
     return render(request, "web/thread_list.html", {"threads": threads, "current_id": request.GET.get("current", "")})
 
 
