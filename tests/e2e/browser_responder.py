@@ -65,7 +65,9 @@ def respond(messages, purpose):
         if "出一份数据结构试卷" in request:
             return EXAM
         if "简答题换两道" in request:
-            return SWAPPED
+            # Says whether the thread's history reached the model (the page kept the thread).
+            knows = "出一份数据结构试卷" in prompt.replace(request, "")
+            return ("接着上一份试卷：\n\n" if knows else "（不知道是哪份试卷）\n\n") + SWAPPED
         if "XSS" in request:
             return HOSTILE
         if "超时" in request:

@@ -180,6 +180,7 @@ def test_a_teacher_logs_in_chats_in_one_thread_and_finds_both_turns_again(open_p
 
     second = send(page, "简答题换两道")
     assert "比较顺序表和链表" in second.inner_text()
+    assert "接着上一份试卷" in second.inner_text(), "the second message did not know about the first"
     assert page.url == thread_url
 
     page.reload()
