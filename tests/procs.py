@@ -229,3 +229,18 @@ def bootstrap_school(env: dict, *, provider: str = "scripted", base_url: str = "
     agent_id = manage(env, *args).splitlines()[-1]
     key = manage(env, "create_api_key", "--tenant", slug).splitlines()[-1]
     return agent_id, key
+
+
+def db_query(env: dict, sql: str, params: tuple = ()) -> list[tuple]:
+    """Rows from the child's database (SQLite file or PostgreSQL), read directly.
+    Write `?` placeholders; they are adapted for PostgreSQL."""
+    url = env["DATABASE_URL"]
+    if url.startswith("sqlite:///"):
+        import sqlite3
+
+        with contextlib.closing(sqlite3.connect(url[len("sqlite:///"):])) as conn:
+            return conn.execute(sql, params).fetchall()
+    import psycopg
+
+    with psycopg.connect(url.replace("postgres://", "postgresql://", 1)) as conn:
+        return conn.execute(sql.replace("%", "%%").replace("?", "%s"), params).fetchall()

@@ -1,12 +1,11 @@
 """Runs finishing at the same moment lose no recall entry and no index update: a real
 server, a real django-q2 cluster with several workers, a file database."""
 
-import sqlite3
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.procs import http_json, manage, memory_worker, project_env, wait_until, web_server
+from tests.procs import db_query, http_json, manage, memory_worker, project_env, wait_until, web_server
 
 RUNS = 24
 
@@ -27,8 +26,7 @@ def test_many_runs_finishing_at_once_lose_no_entry_and_no_index_update(tmp_path)
                          {"input": f"第{i}章数据结构练习：二叉树的遍历与查找"}, headers)
 
     def finished_jobs():
-        with sqlite3.connect(db) as conn:
-            return conn.execute("select count(*) from agents_run where memory_done_at is not null").fetchone()[0]
+        return db_query(env, "select count(*) from agents_run where memory_done_at is not null")[0][0]
 
     with web_server(env, tmp_path) as base, memory_worker(env, tmp_path):
         with ThreadPoolExecutor(RUNS) as pool:
@@ -44,15 +42,13 @@ def test_many_runs_finishing_at_once_lose_no_entry_and_no_index_update(tmp_path)
         assert len(recall) == 1 and len(recall[0]["items"]) == 3
 
     run_ids = {body["run_id"] for _, body in replies}
-    with sqlite3.connect(db) as conn:
-        entries = dict(conn.execute("select id, run_ref from recall_recallentry").fetchall())
-        assert set(entries.values()) >= run_ids
-        assert len(entries) == len(set(entries.values()))  # one per run
-        scope = conn.execute(
-            "select id, version, doc_count, total_length from search_searchscope where key like 'recall:%'"
-        ).fetchone()
-        docs = conn.execute("select ref, seq, length from search_searchdoc where scope_id = ?", (scope[0],)).fetchall()
-        postings_total = conn.execute("select sum(tf) from search_posting where scope_id = ?", (scope[0],)).fetchone()[0]
+    entries = dict(db_query(env, "select id, run_ref from recall_recallentry"))
+    assert set(entries.values()) >= run_ids
+    assert len(entries) == len(set(entries.values()))  # one per run
+    scope = db_query(env, "select id, version, doc_count, total_length from search_searchscope "
+                          "where key like 'recall:%'")[0]
+    docs = db_query(env, "select ref, seq, length from search_searchdoc where scope_id = ?", (scope[0],))
+    postings_total = db_query(env, "select sum(tf) from search_posting where scope_id = ?", (scope[0],))[0][0]
     assert {ref for ref, _, _ in docs} == set(entries)
     assert sorted(seq for _, seq, _ in docs) == list(range(1, len(docs) + 1))  # no lost or repeated version
     assert scope[1:] == (len(docs), len(docs), sum(length for _, _, length in docs))
