@@ -26,7 +26,12 @@ class Actor:
         if not self.via_api_key:
             # A teacher's session always acts as that teacher.
             return self
-        end_user = end_user.strip()
+        from agents.runner import validate_text
+
+        end_user = validate_text(end_user, field="user").strip()
+        if not end_user:
+            # A blank id must not silently widen to the whole school's memory.
+            raise AppError("invalid_user", "user must not be blank", status=422)
         if len(end_user) > END_USER_MAX:
             raise AppError("invalid_user", f"user must be at most {END_USER_MAX} characters", status=422)
         return Actor(tenant=self.tenant, user=None, end_user=end_user, via_api_key=True)

@@ -38,7 +38,15 @@ def memory_sweep() -> int:
     is swept at most MEMORY_SWEEP_MAX times, so a run that always fails stops coming back."""
     from django_q.tasks import async_task
 
+    from agents.runner import run_finish
+
     now = timezone.now()
+    # A run still "running" long after any reply could have ended lost its server
+    # process (killed mid-stream, OOM). Fail it, so thread compression, which never
+    # passes an unfinished run, can move on.
+    abandoned = now - timedelta(seconds=settings.RUN_ABANDONED_AFTER_SECONDS)
+    for run in Run.objects.filter(status=Run.Status.RUNNING, created_at__lt=abandoned)[:500]:
+        run_finish(run=run, error_code="abandoned")  # conditional on status=running; enqueues its job
     stale = now - timedelta(seconds=settings.MEMORY_SWEEP_AFTER_SECONDS)
     candidates = (
         Run.objects.filter(status__in=[Run.Status.COMPLETED, Run.Status.FAILED], memory_done_at__isnull=True,

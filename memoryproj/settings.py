@@ -55,6 +55,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "agents.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "web.middleware.LocaleMiddleware",
@@ -135,6 +136,8 @@ else:
 MEMORY_SWEEP_AFTER_SECONDS = env_int("MEMORY_SWEEP_AFTER_SECONDS", 2 * Q_CLUSTER["retry"])
 MEMORY_SWEEP_MAX = env_int("MEMORY_SWEEP_MAX", 3)
 MEMORY_SWEEP_EVERY_MINUTES = env_int("MEMORY_SWEEP_EVERY_MINUTES", 10)
+# A run still running this long after it started lost its process: the sweep fails it.
+RUN_ABANDONED_AFTER_SECONDS = env_int("RUN_ABANDONED_AFTER_SECONDS", 1800)
 
 # --- Memory layers ---------------------------------------------------------------------
 # Listed in fill priority, like middleware: the first is filled first and cut last.

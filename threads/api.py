@@ -1,8 +1,9 @@
 from ninja import Query, Router
-from ninja.pagination import LimitOffsetPagination, paginate
+from ninja.pagination import paginate
 
 from agents.api import ERRORS, OwnerQuery
 from agents.auth import actor_of
+from agents.pagination import PAGE_MAX, BoundedLimitOffsetPagination
 from agents.selectors import agent_get_for_tenant
 from threads.schemas import ThreadOut, ThreadRenameIn, ThreadRunOut
 from threads.selectors import thread_get_for_actor, thread_runs, threads_for_actor
@@ -10,12 +11,11 @@ from threads.services import thread_archive, thread_rename
 
 router = Router(tags=["threads"])
 
-PAGE_MAX = 100
 
 
 @router.get("/agents/{agent_id}/threads", response={200: list[ThreadOut], **ERRORS},
             summary="The caller's active threads of an agent, newest first")
-@paginate(LimitOffsetPagination, max_limit=PAGE_MAX)
+@paginate(BoundedLimitOffsetPagination, max_limit=PAGE_MAX)
 def list_threads(request, agent_id: str, owner: Query[OwnerQuery]):
     actor = actor_of(request, owner.user)
     agent = agent_get_for_tenant(tenant=actor.tenant, agent_id=agent_id)
@@ -24,7 +24,7 @@ def list_threads(request, agent_id: str, owner: Query[OwnerQuery]):
 
 @router.get("/threads/{thread_id}/runs", response={200: list[ThreadRunOut], **ERRORS},
             summary="A thread's runs, oldest first (restores the conversation)")
-@paginate(LimitOffsetPagination, max_limit=PAGE_MAX)
+@paginate(BoundedLimitOffsetPagination, max_limit=PAGE_MAX)
 def list_thread_runs(request, thread_id: str, owner: Query[OwnerQuery]):
     thread = thread_get_for_actor(actor=actor_of(request, owner.user), thread_id=thread_id)
     return thread_runs(thread=thread)

@@ -65,7 +65,9 @@ def thread_resolve_for_run(*, actor, agent, thread_id: str | None, input: str) -
 
 
 def thread_rename(*, actor, thread_id: str, title: str) -> Thread:
-    title = " ".join((title or "").split())
+    from agents.runner import validate_text
+
+    title = " ".join(validate_text(title or "", field="title").split())
     if not title:
         raise AppError("empty_title", "title must not be empty", status=422)
     if len(title) > TITLE_MAX:

@@ -62,6 +62,13 @@
     );
   }
 
+  /* A fragment request that was redirected (to the login page) means the session
+     expired: go there instead of pasting a whole page into the chat. */
+  function expired(response) {
+    if (response.redirected) { window.location.assign(response.url); return true; }
+    return false;
+  }
+
   /* Server-rendered, sanitized HTML fragment -> element (never model text). */
   function fragment(html) {
     var holder = document.createElement("template");
@@ -124,7 +131,7 @@
     function refreshSidebar() {
       var url = root.dataset.threadRowsUrl + "?current=" + encodeURIComponent(threadId);
       return fetch(url, { credentials: "same-origin" }).then(function (response) {
-        if (!response.ok) return;
+        if (expired(response) || !response.ok) return;
         return response.text().then(function (html) {
           document.getElementById("thread-list").innerHTML = html;
           var current = document.querySelector('#thread-list a[aria-current="page"] .title');
@@ -147,7 +154,7 @@
 
     function swapInRendered(turn, runId) {
       return fetch(urlFor(root.dataset.runRowUrl, runId), { credentials: "same-origin" }).then(function (response) {
-        if (!response.ok) throw new Error(String(response.status));
+        if (expired(response) || !response.ok) throw new Error(String(response.status));
         return response.text();
       }).then(function (html) {
         var rendered = fragment(html);

@@ -182,3 +182,28 @@ def test_text_that_no_database_can_store_is_a_422_not_a_500(api, agent, text):
     assert response.status_code == 422
     assert response.json()["code"] == "invalid_text"
     assert not Run.objects.exists() and not Thread.objects.exists()
+
+
+@pytest.mark.parametrize("body", [{"thread_id": "th_\ud800"}, {"thread_id": "th_a\x00b"}, {"thread_id": "../x"},
+                                  {"context": {"run_id": "run_\x00"}}])
+def test_malformed_ids_in_the_body_are_a_422(api, agent, body):
+    import json as _json
+
+    path = f"/api/agents/{agent.pk}/run/stream" if "context" in body else f"/api/agents/{agent.pk}/run"
+    response = api.post(path, raw=_json.dumps({"input": "出题", **body}))
+    assert response.status_code == 422
+    assert not Run.objects.exists()
+
+
+def test_a_nul_in_the_url_is_a_400_with_a_code(api):
+    response = api.get("/api/runs/run_a%00b")
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_text"
+    assert api.get("/api/runs/run_ab", user="a\x00b").status_code == 400
+
+
+@pytest.mark.parametrize("user", ["   ", "\t"])
+def test_a_blank_end_user_is_refused_rather_than_widened_to_the_school(api, agent, user):
+    response = api.run(agent, "出题", user=user)
+    assert response.status_code == 422
+    assert response.json()["code"] == "invalid_user"

@@ -105,3 +105,24 @@ def test_the_sweep_leaves_runs_whose_memory_is_done(agent, api, memory_jobs, rec
     Run.objects.filter(pk=run_id).update(finished_at=timezone.now() - timedelta(hours=2),
                                          memory_enqueued_at=timezone.now() - timedelta(hours=2))
     assert memory_sweep() == 0
+
+
+def test_the_sweep_fails_a_run_abandoned_mid_stream_so_its_thread_can_move_on(agent, school, recording_layers,
+                                                                              memory_jobs):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from agents.actor import Actor
+    from agents.runner import run_prepare
+    from agents.tasks import memory_sweep
+
+    prepared = run_prepare(actor=Actor(tenant=school, via_api_key=True), agent=agent, input="出题")  # never finished
+    assert memory_sweep() == 0
+    assert Run.objects.get(pk=prepared.run.pk).status == Run.Status.RUNNING, "a live run is left alone"
+    Run.objects.filter(pk=prepared.run.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    with memory_jobs():
+        memory_sweep()
+    run = Run.objects.get(pk=prepared.run.pk)
+    assert (run.status, run.error_code, run.output) == (Run.Status.FAILED, "abandoned", "")
+    assert recording_layers == [("first", run.pk), ("second", run.pk)]

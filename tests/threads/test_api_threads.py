@@ -179,3 +179,18 @@ def test_a_teacher_cannot_run_on_another_teachers_thread(teachers, agent):
     response = theirs.run(agent, "插一句", thread_id=thread_id)
     assert response.status_code == 400 and response.json()["code"] == "thread_mismatch"
     assert Run.objects.filter(thread_id=thread_id).count() == 1
+
+
+@pytest.mark.parametrize("params", [{"offset": 10**20}, {"offset": -1}, {"limit": 0}, {"limit": 10**6}])
+def test_thread_paging_out_of_range_is_a_422(api, agent, params):
+    thread_id = api.run(agent, "出题").json()["thread_id"]
+    for path in (f"/api/agents/{agent.pk}/threads", f"/api/threads/{thread_id}/runs"):
+        response = api.get(path, **params)
+        assert response.status_code == 422, (path, params)
+
+
+def test_a_title_with_a_nul_is_refused(api, agent):
+    thread_id = api.run(agent, "出题").json()["thread_id"]
+    response = api.patch(f"/api/threads/{thread_id}", {"title": "a\x00b"})
+    assert response.status_code == 422
+    assert response.json()["code"] == "invalid_text"
