@@ -91,6 +91,11 @@ def _segment(run: str) -> list[str]:
     return _jieba.lcut(run)
 
 
+def warm_up() -> None:
+    """Load the segmenter now (≈2 s, once per process) rather than in a teacher's first request."""
+    _segment("预热")
+
+
 def _query_bigrams(run: str) -> list[str]:
     bigrams = [run[i:i + 2] for i in range(len(run) - 1)]
     if not _HAN_ONLY.fullmatch(run):
