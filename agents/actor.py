@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
-from agents.errors import AppError
+from core.errors import AppError
+from core.text import validate_text
 
 END_USER_MAX = 128
 
@@ -26,7 +27,6 @@ class Actor:
         if not self.via_api_key:
             # A teacher's session always acts as that teacher.
             return self
-        from agents.runner import validate_text
 
         end_user = validate_text(end_user, field="user").strip()
         if not end_user:

@@ -10,6 +10,7 @@ import functools
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
 from agents.ledger import ContextLedger, Section
@@ -45,6 +46,11 @@ class MemoryLayer:
     def read(self, ctx: ReadContext, *, budget: int) -> Section | None:
         return None
 
+    def resolve_thread(self, *, actor, agent, thread_id: str | None, input: str):
+        """The thread a new run belongs to, or None when this layer does not keep threads.
+        Called inside the run's creating transaction."""
+        return None
+
     def after_run(self, run) -> None:
         """The write-path step. Must be idempotent: the memory queue delivers at least once."""
 
@@ -72,6 +78,15 @@ def assemble_context(ctx: ReadContext) -> ContextLedger:
             continue
         ledger.add(layer.read(ctx, budget=budget), budget=budget)
     return ledger
+
+
+def resolve_thread(*, actor, agent, thread_id: str | None, input: str):
+    """The thread of a new run, from the first layer that keeps threads."""
+    for layer in memory_layers():
+        thread = layer.resolve_thread(actor=actor, agent=agent, thread_id=thread_id, input=input)
+        if thread is not None:
+            return thread
+    raise ImproperlyConfigured("no layer in MEMORY_LAYERS resolves threads (threads.layer.ThreadLayer)")
 
 
 def layers_in_write_order() -> list[MemoryLayer]:

@@ -7,7 +7,7 @@ total is never exceeded.
 
 from dataclasses import asdict, dataclass, field
 
-from agents.tokens import count_tokens, truncate_tokens
+from core.tokens import count_tokens, truncate_tokens
 
 
 @dataclass

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from agents.models import MemoryOp
 from agents.providers import ProviderError, memory_providers, price
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 

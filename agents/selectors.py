@@ -1,4 +1,4 @@
-from agents.errors import NotFound
+from core.errors import NotFound
 from agents.models import Agent, Run
 
 

@@ -5,7 +5,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from agents.errors import AppError
+from core.errors import AppError
 from agents.models import Agent, ApiKey, Tenant, hash_api_key
 from agents.providers import KINDS
 

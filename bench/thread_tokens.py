@@ -45,7 +45,7 @@ from agents.models import MemoryOp  # noqa: E402
 from agents.providers.base import messages_tokens  # noqa: E402
 from agents.runner import run_sync  # noqa: E402
 from agents.services import agent_create, tenant_create  # noqa: E402
-from agents.tokens import count_tokens, truncate_tokens  # noqa: E402
+from core.tokens import count_tokens, truncate_tokens  # noqa: E402
 
 CHECKPOINTS = (10, 50, 100, 200)
 

@@ -15,7 +15,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from agents.admin_base import ScopedAgentFilter, TenantScopedAdmin
-from agents.errors import AppError
+from core.errors import AppError
 from agents.models import Agent, User
 from corememory import services
 from corememory.models import CoreCandidate, CoreFact

@@ -10,7 +10,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from agents import ids
+from core import ids
 
 MAX_FACT_CHARS = 200
 

@@ -1,7 +1,7 @@
 """Reads of L2 core memory. Every one filters by school and owner first: another
 school's or another teacher's fact is indistinguishable from a missing one."""
 
-from agents.errors import NotFound
+from core.errors import NotFound
 from corememory.models import CoreCandidate, CoreFact
 
 

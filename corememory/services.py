@@ -6,7 +6,7 @@ Two rules hold here and nowhere else:
   `candidate_confirm` (a person confirms) and `fact_add` (a person types a fact). The
   memory job only proposes candidates. tests/corememory/test_no_auto_confirm.py keeps
   it that way.
-- Red line 2 (corememory.redline) runs before anything is stored: on extracted
+- Red line 2 (core.redline) runs before anything is stored: on extracted
   candidates (rejections are counted on the MemoryOp, the text is dropped), on a
   confirm, on a typed fact and on an edit (400 `sensitive_content` naming the kind).
 """
@@ -24,10 +24,10 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from agents.errors import AppError, NotFound
+from core.errors import AppError, NotFound
 from agents.memory_llm import memory_complete
 from agents.models import Agent, MemoryOp, Run
-from corememory import redline
+from core import redline
 from corememory.extraction import MAX_TOKENS, extraction_messages, parse_facts
 from corememory.models import MAX_FACT_CHARS, CoreCandidate, CoreExtraction, CoreFact
 

@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
 from agents.admin_base import ScopedAgentFilter, TenantScopedAdmin
-from agents.errors import AppError
+from core.errors import AppError
 from agents.models import Agent
 from knowledge.models import Document
 from knowledge.services import document_create, document_remove, document_text_clean, document_text_from_file

@@ -9,7 +9,7 @@ from ninja.responses import Status
 from pydantic import ValidationError as PydanticValidationError
 
 from agents.auth import actor_of
-from agents.errors import AppError
+from core.errors import AppError
 from agents.schemas import ErrorOut
 from agents.selectors import agent_get_for_tenant
 from knowledge.schemas import DocumentIn, DocumentListOut, DocumentOut

@@ -8,7 +8,7 @@ that straddles a cut is still whole in one of them.
 
 import re
 
-from agents.tokens import count_tokens, encoding, truncate_tokens
+from core.tokens import count_tokens, encoding, truncate_tokens
 
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=[.:]\s)")
 

@@ -4,7 +4,7 @@ import io
 import logging
 from pathlib import PurePath
 
-from agents.errors import AppError
+from core.errors import AppError
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-from agents.errors import NotFound
+from core.errors import NotFound
 from knowledge.models import Chunk, Document
 from knowledge.scopes import kb_scope
 from search.engine import search

@@ -8,9 +8,10 @@ from django.db import IntegrityError, transaction
 from django.utils import translation
 from django.utils.translation import gettext as _
 
-from agents.errors import AppError
+from core import redline
+from core.errors import AppError
 from agents.models import Run
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 from knowledge.chunking import chunk_text
 from knowledge.models import Chunk, Document
 from knowledge.parsers import extract_text
@@ -111,7 +112,6 @@ def document_archive_run(*, run: Run) -> Document | None:
         return existing
     # The opt-in publishes a teacher's output to everyone using this agent: what red line 2
     # refuses as a fact (ID numbers, phone numbers, grades, health) is not archived either.
-    from corememory import redline
 
     verdict = redline.check(run.output + "\n" + run.input)
     if verdict:

@@ -8,7 +8,7 @@ from ninja.renderers import JSONRenderer
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from agents.auth import api_auth
-from agents.errors import AppError
+from core.errors import AppError
 
 log = logging.getLogger(__name__)
 

@@ -16,3 +16,8 @@ ALLOW_SCRIPTED_PROVIDER = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False
+
+# Two test runs against one PostgreSQL server (two checkouts, CI beside a developer) must
+# not fight over one test database: each run gets its own name unless PG_TEST_NAME says.
+if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and not os.environ.get("PG_TEST_NAME"):  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": f"test_memory_{os.getpid()}_{os.urandom(3).hex()}"}  # noqa: F405

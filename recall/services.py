@@ -7,11 +7,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from agents.fencing import sanitize_untrusted
+from core.fencing import sanitize_untrusted
 from agents.memory_llm import memory_complete
 from agents.models import Run
 from agents.providers import ProviderError, provider_for_agent
-from agents.tokens import count_tokens, truncate_tokens
+from core.tokens import count_tokens, truncate_tokens
 from recall.models import RecallEntry
 from recall.scopes import recall_scope, recall_scope_of
 from search.services import index_add, index_add_many, index_remove

@@ -7,7 +7,7 @@ that turn (its input and the head of its output).
 
 from django.conf import settings
 
-from agents.tokens import count_tokens, truncate_tokens
+from core.tokens import count_tokens, truncate_tokens
 
 LAST_TURN_OUTPUT_TOKENS = 120
 

@@ -12,11 +12,11 @@ Write path: fold the turns that left the recent window into the summary
 from agents.layers import MemoryLayer, ReadContext
 from agents.ledger import Section
 from agents.models import Run
-from agents.tokens import count_tokens, truncate_tokens
+from core.tokens import count_tokens, truncate_tokens
 from threads import prompts
 from threads.prompts import untrusted_text
 from threads.selectors import thread_cursor, thread_recent_turns
-from threads.services import thread_compress
+from threads.services import thread_compress, thread_resolve_for_run
 
 #: shrink-and-retry steps when joining pieces costs a few tokens more than their sum
 _FIT_ATTEMPTS = 6
@@ -31,6 +31,9 @@ class ThreadLayer(MemoryLayer):
 
     def budget(self, agent) -> int:
         return agent.budget_thread
+
+    def resolve_thread(self, *, actor, agent, thread_id, input):
+        return thread_resolve_for_run(actor=actor, agent=agent, thread_id=thread_id, input=input)
 
     def read(self, ctx: ReadContext, *, budget: int) -> Section | None:
         agent = ctx.agent

@@ -1,6 +1,6 @@
 from django.db.models import Count, Q
 
-from agents.errors import AppError, NotFound
+from core.errors import AppError, NotFound
 from agents.models import Run
 from threads.models import Thread
 

@@ -13,11 +13,12 @@ import re
 
 from django.utils import timezone
 
-from agents.errors import AppError
-from agents.fencing import FILTERED
+from core.errors import AppError
+from core.text import validate_text
+from core.fencing import FILTERED
 from agents.memory_llm import memory_complete
 from agents.models import Run
-from agents.tokens import count_tokens, truncate_tokens
+from core.tokens import count_tokens, truncate_tokens
 from threads import prompts
 from threads.models import Thread
 from threads.selectors import thread_cursor, thread_get_for_actor, thread_get_for_run, thread_turns_to_fold
@@ -65,7 +66,6 @@ def thread_resolve_for_run(*, actor, agent, thread_id: str | None, input: str) -
 
 
 def thread_rename(*, actor, thread_id: str, title: str) -> Thread:
-    from agents.runner import validate_text
 
     title = " ".join(validate_text(title or "", field="title").split())
     if not title:

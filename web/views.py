@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from agents.actor import Actor
-from agents.errors import NotFound
+from core.errors import NotFound
 from agents.selectors import agents_for_tenant, run_get_for_actor
 from corememory.services import MAX_CONFIRMED
 from threads.selectors import thread_get_for_actor, thread_runs, threads_for_actor

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 
 from django.conf import settings
 
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 
 
 class ProviderError(Exception):

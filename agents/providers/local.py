@@ -14,7 +14,7 @@ from pathlib import Path
 from django.conf import settings
 
 from agents.providers.base import Completion, Provider, ProviderError, messages_tokens
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ import httpx
 import ollama
 
 from agents.providers.base import Completion, Provider, ProviderError, messages_tokens
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 
 
 def _error(exc: Exception) -> ProviderError:

@@ -6,7 +6,7 @@ import logging
 import openai
 
 from agents.providers.base import Completion, Provider, ProviderError, messages_tokens
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from agents.providers.base import Completion, Provider, ProviderError, messages_tokens
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 
 calls: list[dict] = []
 _replies: deque = deque()

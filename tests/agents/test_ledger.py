@@ -5,7 +5,7 @@ import pytest
 from agents import layers
 from agents.ledger import ContextLedger, Section
 from agents.models import Run
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 
 LONG_ZH = "二叉树的遍历包括前序、中序和后序。" * 200
 LONG_EN = "Binary search trees keep keys in order. " * 200
@@ -53,7 +53,8 @@ class UnorderedRecallLayer(RecallLayer):
         return self.section("相关历史：上周的试卷", label="[相关历史]")
 
 
-PATHS = [f"{__name__}.BigCoreLayer", f"{__name__}.OverrunningThreadLayer", f"{__name__}.RecallLayer"]
+THREADS = "tests.layers.ThreadsOnly"
+PATHS = [THREADS, f"{__name__}.BigCoreLayer", f"{__name__}.OverrunningThreadLayer", f"{__name__}.RecallLayer"]
 
 
 def test_the_ledger_grants_at_most_what_is_left():
@@ -97,7 +98,7 @@ def test_lower_priorities_are_cut_first(api, agent, settings):
 
 def test_sections_appear_in_prompt_order_before_the_input(api, agent, settings, scripted_provider):
     # The registry's order is fill priority only; the prompt follows each layer's prompt_order.
-    settings.MEMORY_LAYERS = [f"{__name__}.UnorderedRecallLayer", PATHS[1], PATHS[0]]
+    settings.MEMORY_LAYERS = [THREADS, f"{__name__}.UnorderedRecallLayer", PATHS[2], PATHS[1]]
     agent.budget_total = 10_000
     agent.save()
     api.run(agent, "出一份数据结构试卷")
@@ -108,7 +109,7 @@ def test_sections_appear_in_prompt_order_before_the_input(api, agent, settings, 
 
 
 def test_without_memory_sections_the_input_is_sent_as_it_is(api, agent, settings, scripted_provider):
-    settings.MEMORY_LAYERS = []
+    settings.MEMORY_LAYERS = [THREADS]
     api.run(agent, "出一份数据结构试卷")
     messages = scripted_provider.last_call()["messages"]
     assert messages[0]["role"] == "system"

@@ -28,7 +28,7 @@ class SecondLayer(layers.MemoryLayer):
 @pytest.fixture
 def recording_layers(settings):
     calls.clear()
-    settings.MEMORY_LAYERS = [f"{__name__}.SecondLayer", f"{__name__}.FirstLayer"]
+    settings.MEMORY_LAYERS = ["tests.layers.ThreadsOnly", f"{__name__}.SecondLayer", f"{__name__}.FirstLayer"]
     yield calls
     calls.clear()
 

@@ -19,7 +19,7 @@ def test_the_scripted_provider_is_refused_outside_test_settings(settings, school
 
 
 def test_creating_a_scripted_agent_is_refused_outside_test_settings(settings, school):
-    from agents.errors import AppError
+    from core.errors import AppError
     from agents.services import agent_create
 
     settings.ALLOW_SCRIPTED_PROVIDER = False

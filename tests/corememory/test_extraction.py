@@ -12,7 +12,7 @@ from agents.providers.base import ProviderError
 from agents.tasks import memory_job
 from corememory import services
 from corememory.models import CoreCandidate, CoreExtraction, CoreFact
-from tests.corememory.redline_samples import generated_id_numbers
+from tests.core.redline_samples import generated_id_numbers
 
 PREFERENCE = "我教高二，出题偏好选择题多一些"
 

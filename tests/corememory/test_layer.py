@@ -8,7 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agents.models import Run
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 from corememory.models import CoreFact
 
 

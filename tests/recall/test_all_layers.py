@@ -5,7 +5,7 @@ from django.conf import settings as django_settings
 
 from agents.layers import memory_layers
 from agents.models import Run
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 
 TOPIC = "数据结构二叉树遍历复习"
 LONG = "二叉树的前序遍历先访问根结点，再遍历左子树和右子树；中序遍历用于二叉搜索树的有序输出。" * 30

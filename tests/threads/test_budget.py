@@ -4,7 +4,7 @@ import pytest
 
 from agents.models import Run
 from agents.providers import scripted
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 from tests.threads.helpers import ZH, say, sent_prompt, thread_section
 from threads.layer import render_thread_section
 

@@ -10,7 +10,7 @@ from agents.providers import scripted
 from agents.providers.base import ProviderError
 from agents.runner import run_finish, run_prepare, run_sync
 from agents.tasks import memory_job
-from agents.tokens import count_tokens
+from core.tokens import count_tokens
 from tests.threads.helpers import ZH, conversation, digest_responder, say
 from threads.models import Thread
 from threads.services import COMPRESS_CHUNK_TOKENS, thread_compress

@@ -5,7 +5,7 @@ import re
 import pytest
 
 from agents.actor import Actor
-from agents.fencing import contains_marker
+from core.fencing import contains_marker
 from agents.layers import MemoryLayer
 from agents.models import Run
 from agents.providers import scripted

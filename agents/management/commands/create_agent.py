@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.errors import AppError
+from core.errors import AppError
 from agents.models import Tenant
 from agents.providers import KINDS
 from agents.services import agent_create

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from agents.errors import AppError
+from core.errors import AppError
 from agents.services import tenant_create
 
 

@@ -2,7 +2,7 @@ import socket
 
 import pytest
 
-from agents import tokens
+from core import tokens
 
 
 def test_counting_tokens_makes_no_network_call(monkeypatch):

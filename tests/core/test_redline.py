@@ -3,8 +3,8 @@ every benign teaching fact passes. Run with -s to see both rates."""
 
 import pytest
 
-from corememory import redline
-from tests.corememory.redline_samples import BENIGN, SENSITIVE, generated_id_numbers
+from core import redline
+from tests.core.redline_samples import BENIGN, SENSITIVE, generated_id_numbers
 
 
 def test_the_table_is_big_enough_to_mean_something():
