@@ -554,7 +554,7 @@ def en_memory_text(rng, t, topic, kind, cls, ver, ts):
                  f"Drafted {art(nb + ' unit test')}{v} for {cls}, {diff} overall, with sections on {d1} and {d2} and an answer key."],
         "lesson": [f"Planned a 50-minute {nb} lesson{v} for {cls}: warm-up, mini-lecture on {d1}, guided practice, pair work on {d2}, exit ticket.",
                    f"Wrote the {kw}{v} on {name} for {cls}: objectives, key vocabulary, activities and a differentiation note on {d1}."],
-        "slides": [f"Made a {rng.randint(12, 20)}-slide {nb} deck{v} for {cls}: objectives, explanation of {d1}, two worked examples on {d2}, summary slide.",
+        "slides": [f"Made a {rng.choice([12, 13, 14, 15, 16, 17, 19, 20])}-slide {nb} deck{v} for {cls}: objectives, explanation of {d1}, two worked examples on {d2}, summary slide.",
                    f"Built {art(nb + ' ' + kw)}{v} for {cls}, visual-heavy, with a section on {d1}."],
         "homework": [f"Wrote {art(nb + ' ' + kw)}{v} for {cls}: {n} problems, about 30 minutes, mostly {d1} with two stretch problems on {d2}; solutions included.",
                      f"Created {nb} practice{v} for {cls}, {n} items, {diff}, due {dues}."],
@@ -1057,14 +1057,15 @@ def gen_en(rng):
             if i < 3:
                 qs.append((t["user"], chit[i], [], "negative_chitchat"))
                 continue
-            neg = bare(rng.choice(t["neg_topics"]))
+            neg_full = rng.choice(t["neg_topics"])
+            neg = bare(neg_full)
             kind = rng.choice(t["kinds"])
             kw = rng.choice(EN_KIND_WORDS[kind])
             cls = rng.choice(t["classes"])
-            q = rng.choice([f"Can you send the {neg} {kw} again?", f"Make {art(kw)} on {neg} for {cls}.",
-                            f"{cls} starts {neg} next week, what should the {kw} look like?",
+            q = rng.choice([f"Can you send the {neg} {kw} again?", f"Make {art(kw)} on {neg_full} for {cls}.",
+                            f"{cls} starts {neg_full} next week, what should the {kw} look like?",
                             f"The {neg} {kw} from before - {rng.choice(EN_ACTIONS[kind])}.",
-                            f"Students keep getting confused about {neg}, any ideas?", f"{neg} {kw}"])
+                            f"Students keep getting confused about {neg_full}, any ideas?", f"{neg} {kw}"])
             style = "negative_on_topic"
             if i >= 6:
                 q, style = lengthen_en(rng, q), "negative_on_topic_long"
