@@ -665,7 +665,9 @@ def build_memories(rng, t, n_target, text_fn, vers_table):
     plan = []
     topics = list(t["topics"])
     kinds = t["kinds"]
-    while len(plan) < n_target:
+    for _round in range(200):
+        if len(plan) >= n_target:
+            break
         for topic in topics:
             if len(plan) >= n_target:
                 break
@@ -686,6 +688,7 @@ def build_memories(rng, t, n_target, text_fn, vers_table):
                     plan.append((topic, kind, c, v2))
             else:
                 plan.append((topic, kind, rng.choice(t["classes"]), ""))
+    assert len(plan) >= n_target, (t["user"], len(plan))
     plan = plan[:n_target]
     mems = []
     for topic, kind, cls, ver in plan:
@@ -747,7 +750,8 @@ def zh_query_text(rng, m, style, spec, single):
         return rng.choice(forms), "lexical"
     if style == "paraphrase":
         forms = [f"{ref}{alias}的{syn}，{act}", f"你之前帮我弄过一个讲{alias}的{syn}，{act}", f"{alias}那个{syn}，{act}。",
-                 f"就是那个{alias}相关的{syn}，{act}", f"之前做的{syn}（{alias}），{act}"]
+                 f"就是那个{alias}相关的{syn}，{act}", f"之前做的{syn}（{alias}），{act}",
+                 f"{ref}{alias}那份东西，{act}", f"讲{alias}时候用的材料，{act}", f"{alias}那次你弄的，{act}。"]
         if "cls" in spec:
             forms = [f"{cls}那个{alias}的{syn}，{act}", f"之前给{cls}弄的{syn}，讲{alias}的，{act}"]
         elif single and m["details"] and rng.random() < 0.45:
@@ -757,10 +761,14 @@ def zh_query_text(rng, m, style, spec, single):
         return rng.choice(forms), "paraphrase"
     if style == "near_duplicate":
         if "ver" in spec:
-            forms = [f"{name}{kw}的{ver}，{act}", f"{ver}那份{name}{syn}，{act}。", f"不是另一版，是{name}{ver}那个，{act}"]
+            forms = [f"{name}{kw}的{ver}，{act}", f"{ver}那份{name}{syn}，{act}。", f"不是另一版，是{name}{ver}那个，{act}",
+                     f"{alias}的{syn}有两版，我说的是{ver}，{act}"]
         else:
             forms = [f"{cls}那份{name}{kw}，不是另一个班的，{act}", f"{name}{syn}我要{cls}的那版，{act}",
                      f"上次{cls}用的{name}{kw}，{act}。", f"{cls}的{name}{syn}（别拿错成别的班的），{act}"]
+            if rng.random() < 0.5:
+                forms = [f"{cls}那份讲{alias}的{syn}，不是另一个班的，{act}", f"{alias}那个，我要{cls}的{syn}，{act}",
+                         f"给{cls}弄的{alias}的东西，{act}。"]
         return rng.choice(forms), "near_duplicate"
     raise ValueError(style)
 
@@ -839,6 +847,33 @@ def pick_spec(rng, mems, groups, style):
     return m, spec, style
 
 
+def part_of_month(ts, lang):
+    k = 0 if ts.day <= 10 else 1 if ts.day <= 20 else 2
+    if lang == "zh":
+        return f"{ts.month}月" + "初中底"[k]
+    return ["early", "mid", "late"][k] + " " + ts.strftime("%B")
+
+
+def indirect(rng, mems, lang):
+    """A follow-up naming class, time of month and one detail of the content, not the topic."""
+    m = rng.choice([x for x in mems if x["details"]])
+    d = rng.choice(m["details"])
+    when = part_of_month(m["ts"], lang)
+    rel = [x for x in mems if x["kind"] == m["kind"] and x["cls"] == m["cls"] and d in x["input"] + x["summary"]
+           and part_of_month(x["ts"], lang) == when]
+    if lang == "zh":
+        syn = rng.choice(ZH_KIND_WORDS[m["kind"]])
+        act = rng.choice(ZH_ACTIONS[ZH_KIND_GROUP[m["kind"]]])
+        q = rng.choice([f"{when}给{m['cls']}弄的那份{syn}，里面有{d}的那个，{act}", f"{when}那个{syn}（{m['cls']}，有{d}），{act}",
+                        f"我记得{when}给{m['cls']}做过一个{syn}，涉及{d}，{act}"])
+    else:
+        syn = rng.choice(EN_KIND_WORDS[m["kind"]])
+        act = rng.choice(EN_ACTIONS[m["kind"]])
+        q = rng.choice([f"The {syn} I made for {m['cls']} in {when}, the one with {d} - {act}.",
+                        f"Back in {when} we did a {syn} for {m['cls']} that had {d} in it. {cap(act)}."])
+    return q, rel
+
+
 def finish_queries(rng, prefix, records_m, qs, variants):
     ts_of = {r["id"]: datetime.fromisoformat(r["ts"]) for r in records_m}
     out = []
@@ -868,7 +903,7 @@ def gen_zh(rng):
     records_m, qs = [], []
     mid = 0
     for t in ZH_TEACHERS:
-        mems = build_memories(rng, t, 66 - len(HAND[t["user"]]), zh_memory_text, ZH_VERS)
+        mems = build_memories(rng, t, 90 - len(HAND[t["user"]]), zh_memory_text, ZH_VERS)
         templated = list(mems)
         hand = add_hand(rng, t["user"], mems)
         for m in mems:
@@ -887,7 +922,7 @@ def gen_zh(rng):
         groups = {}
         for m in mems:
             groups.setdefault((m["topic"], m["kind"]), []).append(m)
-        styles = ["lexical"] * 12 + ["paraphrase"] * 14 + ["near_duplicate"] * 10
+        styles = ["lexical"] * 10 + ["paraphrase"] * 16 + ["near_duplicate"] * 10
         rng.shuffle(styles)
         for style in styles:
             m, spec, style = pick_spec(rng, mems, groups, style)
@@ -903,6 +938,10 @@ def gen_zh(rng):
                 if length == "long":
                     q = lengthen_zh(rng, q)
             qs.append((t["user"], q, [x for x in mems if matches(x, spec)], style))
+        for _ in range(6):  # the topic is not named: only class, month and a detail of the content point to it
+            q, rel = indirect(rng, mems, "zh")
+            if rel:
+                qs.append((t["user"], q, rel, "indirect"))
         for _ in range(3):  # one follow-up about two earlier artifacts
             a, b = rng.sample(mems, 2)
             if a["topic"] == b["topic"]:
@@ -955,7 +994,8 @@ def en_query_text(rng, m, style, spec, single):
         return rng.choice(forms), "lexical"
     if style == "paraphrase":
         forms = [f"Remember the {syn} we did on {alias}? {cap(act)}.", f"That {syn} about {alias} - {act}.",
-                 f"You made me something for {alias}, the {syn}. {cap(act)}."]
+                 f"You made me something for {alias}, the {syn}. {cap(act)}.", f"The thing we made for {alias}: {act}.",
+                 f"That {alias} material - {act}."]
         if "cls" in spec:
             forms = [f"{cls}'s {syn} on {alias}: {act}.", f"The {syn} on {alias} I used with {cls}, {act}."]
         elif single and m["details"] and rng.random() < 0.45:
@@ -966,6 +1006,9 @@ def en_query_text(rng, m, style, spec, single):
         if "ver" in spec:
             return rng.choice([f"{cap(name)} {kw}, {ver} specifically: {act}.",
                                f"The {ver} of the {name} {syn}, not the other one. {cap(act)}."]), style
+        if rng.random() < 0.5:
+            return rng.choice([f"The {syn} on {alias} for {cls}, not the other section: {act}.",
+                               f"{cls}'s version of that {alias} {syn} - {act}."]), style
         return rng.choice([f"The {name} {kw} for {cls}, not the other section: {act}.", f"{cls} version of the {name} {syn} - {act}.",
                            f"I need {cls}'s {name} {kw} again; {act}."]), style
     raise ValueError(style)
@@ -1008,7 +1051,7 @@ def gen_en(rng):
     records_m, qs = [], []
     mid = 0
     for t in EN_TEACHERS:
-        mems = build_memories(rng, t, 52 - len(HAND[t["user"]]), en_memory_text, EN_VERS)
+        mems = build_memories(rng, t, 70 - len(HAND[t["user"]]), en_memory_text, EN_VERS)
         templated = list(mems)
         hand = add_hand(rng, t["user"], mems)
         for m in mems:
@@ -1043,6 +1086,10 @@ def gen_en(rng):
                 if length == "long":
                     q = lengthen_en(rng, q)
             qs.append((t["user"], q, [x for x in mems if matches(x, spec)], style))
+        for _ in range(4):
+            q, rel = indirect(rng, mems, "en")
+            if rel:
+                qs.append((t["user"], q, rel, "indirect"))
         for _ in range(2):
             a, b = rng.sample(mems, 2)
             if a["topic"] == b["topic"]:
