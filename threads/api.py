@@ -7,7 +7,7 @@ from agents.pagination import PAGE_MAX, BoundedLimitOffsetPagination
 from agents.selectors import agent_get_for_tenant
 from threads.schemas import ThreadOut, ThreadRenameIn, ThreadRunOut
 from threads.selectors import thread_get_for_actor, thread_runs, threads_for_actor
-from threads.services import thread_archive, thread_rename
+from threads.services import thread_archive, thread_rename, thread_restore
 
 router = Router(tags=["threads"])
 
@@ -34,6 +34,12 @@ def list_thread_runs(request, thread_id: str, owner: Query[OwnerQuery]):
              summary="Archive a thread (hidden from the list, nothing deleted)")
 def archive_thread(request, thread_id: str, owner: Query[OwnerQuery]):
     return thread_archive(actor=actor_of(request, owner.user), thread_id=thread_id)
+
+
+@router.post("/threads/{thread_id}/restore", response={200: ThreadOut, **ERRORS},
+             summary="Restore an archived thread (back in the list, accepts runs again)")
+def restore_thread(request, thread_id: str, owner: Query[OwnerQuery]):
+    return thread_restore(actor=actor_of(request, owner.user), thread_id=thread_id)
 
 
 @router.patch("/threads/{thread_id}", response={200: ThreadOut, **ERRORS}, summary="Rename a thread")
