@@ -216,8 +216,8 @@ def test_archive_asks_first_then_the_thread_is_read_only_until_restored(open_pag
     page.screenshot(path=str(shots / "archived-thread-360.png"), full_page=True)
     page.set_viewport_size({"width": 1280, "height": 860})
 
-    page.click("#archived-notice .restore-button")
-    page.wait_for_load_state("load")
+    with page.expect_navigation():
+        page.click("#archived-notice .restore-button")
     page.locator("#chat[data-ready='1']").wait_for()
     assert page.url == thread_url
     assert not page.locator("#composer-input").is_disabled()

@@ -116,13 +116,16 @@ def test_a_reader_gone_before_any_text_still_leaves_a_failed_run(teacher, agent)
     assert run.error_code == "client_disconnected"
 
 
+# Closing a response ends the request, which closes the database connection: a
+# transactional test, so that is allowed.
+@pytest.mark.django_db(transaction=True)
 def test_the_stream_endpoint_records_stopped_when_the_response_is_closed(teacher, agent, scripted_provider):
     scripted_provider.queue_replies(LONG_REPLY)
     client = logged_in(teacher)
     response = client.post(f"/api/agents/{agent.pk}/run/stream", {"input": "出题"}, content_type="application/json")
     pieces = iter(response.streaming_content)
     assert b"started" in next(pieces) and b"delta" in next(pieces)
-    response.close()  # the WSGI server closes the response when the page aborts
+    response.close()  # what the WSGI server does when the page aborts its fetch
     run = Run.objects.get()
     assert (run.status, run.output) == (Run.Status.STOPPED, LONG_REPLY[:4])
 
