@@ -1,3 +1,5 @@
+from typing import Literal
+
 from ninja import Query, Router
 from ninja.pagination import paginate
 
@@ -14,12 +16,13 @@ router = Router(tags=["threads"])
 
 
 @router.get("/agents/{agent_id}/threads", response={200: list[ThreadOut], **ERRORS},
-            summary="The caller's active threads of an agent, newest first")
+            summary="The caller's threads of an agent (active by default, or ?status=archived), "
+                    "last activity first")
 @paginate(BoundedLimitOffsetPagination, max_limit=PAGE_MAX)
-def list_threads(request, agent_id: str, owner: Query[OwnerQuery]):
+def list_threads(request, agent_id: str, owner: Query[OwnerQuery], status: Literal["active", "archived"] = "active"):
     actor = actor_of(request, owner.user)
     agent = agent_get_for_tenant(tenant=actor.tenant, agent_id=agent_id)
-    return threads_for_actor(actor=actor, agent=agent)
+    return threads_for_actor(actor=actor, agent=agent, status=status)
 
 
 @router.get("/threads/{thread_id}/runs", response={200: list[ThreadRunOut], **ERRORS},

@@ -6,6 +6,7 @@ import functools
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.db.models import prefetch_related_objects
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -150,15 +151,28 @@ def archived_threads(request):
 @teacher_page
 @require_GET
 def search(request):
-    """The teacher's own past conversations with the current agent, through the recall
-    index (the same Chinese-aware engine that feeds memory), best match first."""
-    agent = current_agent(request)
-    if agent is None:
+    """The teacher's own past conversations with every agent of the school, through each
+    agent's recall index (the Chinese-aware engine that feeds memory), best match first.
+    Only this teacher's scopes are searched: another teacher's never is."""
+    agents = school_agents(request)
+    if not agents:
         return render(request, "web/no_agent.html")
     query = " ".join(request.GET.get("q", "").split())[:SEARCH_QUERY_MAX]
-    found = recall_search(actor=actor_for(request), agent=agent, query=query, limit=SEARCH_RESULTS,
-                          min_score=0.0) if query else []
-    context = {"agent": agent, "query": query, "results": [entry for entry, _score in found], "active": "chat"}
+    found = []
+    if query:
+        actor = actor_for(request)
+        for agent in agents:
+            found += recall_search(actor=actor, agent=agent, query=query, limit=SEARCH_RESULTS, min_score=0.0)
+        # Scores are normalised per scope (0-1), so they compare across agents.
+        found.sort(key=lambda hit: (-hit[1], -hit[0].happened_at.timestamp()))
+    results = [entry for entry, _score in found[:SEARCH_RESULTS]]
+    prefetch_related_objects(results, "agent", "thread")
+    context = {
+        "query": query,
+        "results": results,
+        "several_agents": len(agents) > 1,
+        "active": "chat",
+    }
     return render(request, "web/search.html", context)
 
 

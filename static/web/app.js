@@ -328,7 +328,8 @@
           if (!input.value) input.value = text;  // nothing was sent: give the text back
         });
       }, function () {
-        failTurn(turn, "network");
+        // Stopped before the reply began, or the network failed: nothing to keep.
+        failTurn(turn, signal.aborted ? "client_disconnected" : "network");
         if (!input.value) input.value = text;
       }).then(function () {
         controller = null;

@@ -330,3 +330,24 @@ def test_export_file_names_are_safe(title):
     assert name.endswith("-20260601-0905.docx") and not re.search(r'[\\/:*?"<>|]', name)
     header = content_disposition(name)
     assert header.isascii() and 'filename="' in header and header.endswith(".docx")
+
+
+def test_the_api_lists_archived_threads_on_request_and_refuses_an_unknown_status(api, agent):
+    active = api.run(agent, "进行中的会话").json()["thread_id"]
+    archived = api.run(agent, "归档的会话").json()["thread_id"]
+    api.post(f"/api/threads/{archived}/archive")
+    assert [t["id"] for t in api.get(f"/api/agents/{agent.pk}/threads").json()["items"]] == [active]
+    listed = api.get(f"/api/agents/{agent.pk}/threads", status="archived").json()["items"]
+    assert [(t["id"], t["status"]) for t in listed] == [(archived, "archived")]
+    refused = api.get(f"/api/agents/{agent.pk}/threads", status="deleted")
+    assert refused.status_code == 422 and refused.json()["code"] == "validation_error"
+
+
+def test_search_covers_the_teachers_conversations_with_every_agent_of_the_school(teacher, agent, en_agent,
+                                                                                 memory_jobs):
+    with memory_jobs():
+        zh = run_for(teacher, agent, "出一份二叉树遍历的练习题")
+        en = run_for(teacher, en_agent, "Write a binary tree traversal quiz 二叉树")
+    html = logged_in(teacher).get("/chat/search/", {"q": "二叉树"}).content.decode()
+    assert f"#turn-{zh.pk}" in html and f"#turn-{en.pk}" in html
+    assert en_agent.name in html and agent.name in html
