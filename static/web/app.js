@@ -367,7 +367,8 @@
         // The reply stopped at the length cap: ask for the rest, on top of that reply.
         sendText(button.textContent.trim(), button.dataset.runId);
       } else if (button.classList.contains("regenerate-button") && turn) {
-        sendText(turn.querySelector(".bubble.user .text").textContent);
+        // The same input, on the same artifact if that turn continued one.
+        sendText(turn.querySelector(".bubble.user .text").textContent, turn.dataset.continuedFrom);
       } else if (button.classList.contains("copy-button") && turn) {
         var raw = turn.querySelector(".raw-output");
         copyText(raw ? raw.value : "").then(function (ok) {

@@ -124,6 +124,14 @@ def test_a_reply_cut_at_the_length_cap_offers_continue(open_page, site, shots):
     assert follow.locator(".tag.continued").is_visible()
     assert "已在上次产物上继续" in follow.locator(".bubble.assistant").inner_text()
 
+    # 重新生成 on a turn that continued an artifact continues the same artifact again.
+    exchanges = int(page.locator("#chat").get_attribute("data-exchanges"))
+    follow.locator(".regenerate-button").click()
+    page.wait_for_function(f"() => Number(document.getElementById('chat').dataset.exchanges) > {exchanges}")
+    again = page.locator("#messages .turn").nth(2)
+    assert again.get_attribute("data-continued-from") == cut.get_attribute("data-run-id")
+    assert "已在上次产物上继续" in again.locator(".bubble.assistant").inner_text()
+
 
 def test_copy_regenerate_and_an_example_chip(open_page, site, shots):
     page = open_page()
