@@ -258,3 +258,21 @@ def test_search_finds_an_earlier_conversation_and_opens_that_reply(open_page, si
     results.first.locator("a.input").click()
     page.wait_for_url(re.compile(rf"/chat/t/th_\w+/#turn-{run_id}$"))
     assert page.locator(f"#turn-{run_id}.found").is_visible()
+
+
+def test_the_chat_controls_read_in_english_at_360px(open_page, site, shots):
+    page = open_page(width=360, height=740)
+    log_in(page, "he")
+    page.select_option("#language-select", "en")
+    page.wait_for_load_state("load")
+    page.locator("html[lang='en'] #chat[data-ready='1']").wait_for()
+    if page.locator("#messages .turn").count() == 0:
+        send(page, "出一份数据结构试卷")
+    turn = page.locator("#messages .turn").last
+    actions = turn.locator(".bubble-actions").inner_text()
+    for label in ("Copy", "Export Word", "Export Markdown", "Regenerate"):
+        assert label in actions
+    assert page.locator("#send-button").inner_text() == "Send"
+    page.screenshot(path=str(shots / "chat-en-360.png"), full_page=True)
+    page.goto("/chat/search/?q=数据结构")
+    assert "Search past chats" in page.locator("h1").inner_text()
