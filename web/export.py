@@ -69,7 +69,7 @@ class _DocxWriter:
 
     def __init__(self, document):
         self.document = document
-        self.lists: list[str] = []  # "bullet" / "ordered", innermost last
+        self.lists: list[dict] = []  # {"ordered": bool, "start": int, "num_id": int | None}, innermost last
         self.quote_depth = 0
 
     def write(self, tokens) -> None:
@@ -90,7 +90,8 @@ class _DocxWriter:
             self._inline(paragraph, tokens[i + 1])
             return i + 3
         if kind in ("bullet_list_open", "ordered_list_open"):
-            self.lists.append("ordered" if kind == "ordered_list_open" else "bullet")
+            start = token.attrGet("start") if kind == "ordered_list_open" else None
+            self.lists.append({"ordered": kind == "ordered_list_open", "start": int(start or 1), "num_id": None})
             return i + 1
         if kind in ("bullet_list_close", "ordered_list_close"):
             self.lists.pop()
@@ -120,19 +121,38 @@ class _DocxWriter:
 
     def _list_item(self, tokens, i: int) -> int:
         depth = min(len(self.lists), LIST_DEPTH)
-        base = "List Number" if self.lists[-1] == "ordered" else "List Bullet"
+        current = self.lists[-1]
+        base = "List Number" if current["ordered"] else "List Bullet"
         style = base if depth == 1 else f"{base} {depth}"
         first = True
         i += 1
         while tokens[i].type != "list_item_close":
             token = tokens[i]
             if first and token.type == "paragraph_open":
-                self._inline(self._paragraph(style), tokens[i + 1])
+                paragraph = self._paragraph(style)
+                if current["ordered"]:
+                    self._number(paragraph, current, style)
+                self._inline(paragraph, tokens[i + 1])
                 first = False
                 i += 3
             else:
                 i = self._block(tokens, i)
         return i + 1
+
+    def _number(self, paragraph, current: dict, style: str) -> None:
+        """Each Markdown ordered list counts from its own start: all "List Number"
+        paragraphs share one counter in Word, so every list gets a numbering instance of
+        its own (same look, restarted)."""
+        if current["num_id"] is None:
+            numbering = self.document.part.numbering_part.element
+            style_num = int(self.document.styles[style].element.pPr.numPr.numId.val)
+            abstract_id = numbering.num_having_numId(style_num).abstractNumId.val
+            num = numbering.add_num(abstract_id)
+            num.add_lvlOverride(ilvl=0).add_startOverride(current["start"])
+            current["num_id"] = num.numId
+        num_pr = paragraph._p.get_or_add_pPr().get_or_add_numPr()
+        num_pr.get_or_add_ilvl().val = 0
+        num_pr.get_or_add_numId().val = current["num_id"]
 
     def _code(self, content: str) -> None:
         paragraph = self._paragraph()

@@ -348,3 +348,18 @@ def test_search_covers_the_teachers_conversations_with_every_agent_of_the_school
     html = logged_in(teacher).get("/chat/search/", {"q": "二叉树"}).content.decode()
     assert f"#turn-{zh.pk}" in html and f"#turn-{en.pk}" in html
     assert en_agent.name in html and agent.name in html
+
+
+def test_each_numbered_list_in_the_word_file_counts_from_its_own_start():
+    from web.export import docx_bytes
+
+    text = "## 一、选择题\n\n1. 甲\n2. 乙\n\n## 二、简答题\n\n1. 丙\n2. 丁\n\n## 三、附加题\n\n5. 戊\n"
+    document = Document(io.BytesIO(docx_bytes(title="试卷", text=text)))
+    numbering = document.part.numbering_part.element
+    starts = {}
+    for paragraph in document.paragraphs:
+        if paragraph.style.name == "List Number":
+            num_id = paragraph._p.pPr.numPr.numId.val
+            override = numbering.num_having_numId(num_id).xpath("./w:lvlOverride/w:startOverride/@w:val")
+            starts.setdefault(num_id, (paragraph.text, int(override[0])))
+    assert sorted(starts.values()) == [("丙", 1), ("戊", 5), ("甲", 1)]
