@@ -34,7 +34,8 @@ def list_thread_runs(request, thread_id: str, owner: Query[OwnerQuery]):
 
 
 @router.post("/threads/{thread_id}/archive", response={200: ThreadOut, **ERRORS},
-             summary="Archive a thread (hidden from the list, nothing deleted)")
+             summary="Archive a thread: out of the list and read-only (new runs answer 409 thread_archived) "
+                     "until restored; nothing deleted")
 def archive_thread(request, thread_id: str, owner: Query[OwnerQuery]):
     return thread_archive(actor=actor_of(request, owner.user), thread_id=thread_id)
 
