@@ -132,6 +132,16 @@ class Run(models.Model):
         RUNNING = "running", _("运行中")
         COMPLETED = "completed", _("已完成")
         FAILED = "failed", _("失败")
+        # The teacher stopped the reply (or the page went away) after part of it arrived:
+        # what was streamed is kept as the output, marked as cut.
+        STOPPED = "stopped", _("已停止")
+
+    #: a run in one of these states has an output that may be shown and remembered
+    WITH_OUTPUT = (Status.COMPLETED, Status.STOPPED)
+    #: no longer running: its memory job may run
+    FINISHED = (Status.COMPLETED, Status.STOPPED, Status.FAILED)
+    #: the provider's finish reason when the reply hit the max-token cap
+    FINISH_LENGTH = "length"
 
     id = models.CharField(primary_key=True, max_length=32, default=ids.new_run_id, editable=False)
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="runs")
@@ -149,6 +159,8 @@ class Run(models.Model):
     output = models.TextField(_("输出"), blank=True, default="")
     status = models.CharField(_("状态"), max_length=16, choices=Status.choices, default=Status.RUNNING)
     error_code = models.CharField(_("错误代码"), max_length=64, blank=True, default="")
+    # The provider's finish reason ("stop", "length", …); "length" means cut at max tokens.
+    finish_reason = models.CharField(_("结束原因"), max_length=16, blank=True, default="")
     streamed = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -173,7 +185,16 @@ class Run(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status in (self.Status.COMPLETED, self.Status.FAILED)
+        return self.status in self.FINISHED
+
+    @property
+    def has_output(self) -> bool:
+        return self.status in self.WITH_OUTPUT
+
+    @property
+    def cut_at_limit(self) -> bool:
+        """The reply stopped at the agent's max output tokens, not because it was done."""
+        return self.status == self.Status.COMPLETED and self.finish_reason == self.FINISH_LENGTH
 
 
 class MemoryOp(models.Model):

@@ -98,6 +98,7 @@ def test_a_bad_title_is_refused_with_a_code(api, agent, body, code):
 THREAD_ENDPOINTS = [
     ("get", "/api/threads/{thread}/runs", None),
     ("post", "/api/threads/{thread}/archive", None),
+    ("post", "/api/threads/{thread}/restore", None),
     ("patch", "/api/threads/{thread}", {"title": "改名"}),
 ]
 
