@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_q",
+    "ninja",  # Swagger UI's files ship in django-ninja: /api/docs serves them, no CDN
     "core",
     "agents",
     "threads",

@@ -18,7 +18,8 @@ CSP = "; ".join([
     "frame-ancestors 'none'",
 ])
 # The admin and the API docs bring their own inline scripts and styles.
-EXEMPT_PREFIXES = ("/admin/", "/api/")
+API_PREFIX = "/api/"
+EXEMPT_PREFIXES = ("/admin/", API_PREFIX)
 
 
 class ContentSecurityPolicyMiddleware:
@@ -35,9 +36,18 @@ class ContentSecurityPolicyMiddleware:
 class LocaleMiddleware(locale.LocaleMiddleware):
     """Chinese unless the person chose otherwise. The language cookie (written by
     set_language from the switch in the navigation) decides; the browser's Accept-Language
-    does not, because school laptops often run an English system for a Chinese teacher."""
+    does not, because school laptops often run an English system for a Chinese teacher.
+    API clients (no session cookie) are the exception: they say which language their error
+    messages should be in with Accept-Language, the way HTTP clients do."""
 
     def process_request(self, request):
+        if request.path.startswith(API_PREFIX) and settings.SESSION_COOKIE_NAME not in request.COOKIES:
+            # An API client (no session): its Accept-Language decides, Chinese by default.
+            language = translation.get_language_from_request(request) if "Accept-Language" in request.headers \
+                else settings.LANGUAGE_CODE
+            translation.activate(language)
+            request.LANGUAGE_CODE = translation.get_language()
+            return
         chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
         try:
             language = translation.get_supported_language_variant(chosen) if chosen else settings.LANGUAGE_CODE
