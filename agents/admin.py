@@ -3,7 +3,7 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.db.models import Sum
 from django.utils.translation import gettext_lazy as _
 
-from agents.admin_base import ReadOnlyTenantAdmin, ScopedAgentFilter, TenantScopedAdmin
+from agents.admin_base import OwnerColumnMixin, ReadOnlyTenantAdmin, ScopedAgentFilter, TenantScopedAdmin, text_preview
 from agents.models import Agent, ApiKey, MemoryOp, Run, Tenant, User
 
 
@@ -11,12 +11,14 @@ from agents.models import Agent, ApiKey, MemoryOp, Run, Tenant, User
 class TenantAdmin(admin.ModelAdmin):
     list_display = ("slug", "name", "created_at")
     search_fields = ("slug", "name")
+    ordering = ("-created_at",)
 
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
     list_display = ("username", "first_name", "tenant", "role", "is_staff")
     list_filter = ("tenant", "role", "is_staff")
+    ordering = ("-date_joined",)
     fieldsets = BaseUserAdmin.fieldsets + ((_("学校"), {"fields": ("tenant", "role")}),)
     add_fieldsets = BaseUserAdmin.add_fieldsets + ((_("学校"), {"fields": ("tenant", "role")}),)
 
@@ -27,6 +29,7 @@ class AgentAdmin(TenantScopedAdmin):
     list_filter = ("provider_kind", "language", "local_first")
     search_fields = ("name", "id")
     readonly_fields = ("id", "created_at")
+    ordering = ("-created_at",)
 
     def get_readonly_fields(self, request, obj=None):
         fields = tuple(super().get_readonly_fields(request, obj))
@@ -46,23 +49,33 @@ class AgentAdmin(TenantScopedAdmin):
 class ApiKeyAdmin(TenantScopedAdmin):
     list_display = ("prefix", "name", "tenant", "created_at", "last_used_at", "revoked_at")
     readonly_fields = ("prefix", "key_hash", "created_at", "last_used_at")
+    ordering = ("-created_at",)
 
 
 @admin.register(Run)
-class RunAdmin(ReadOnlyTenantAdmin):
-    list_display = ("id", "agent", "owner", "end_user", "status", "error_code", "created_at", "prompt_tokens",
-                    "completion_tokens", "cost")
+class RunAdmin(OwnerColumnMixin, ReadOnlyTenantAdmin):
+    list_display = ("created_at", "agent", "owner_display", "input_preview", "status", "error_code", "prompt_tokens",
+                    "completion_tokens", "cost", "id")
+    list_display_links = ("created_at", "input_preview")
     list_filter = ("status", ScopedAgentFilter)
+    list_select_related = ("agent", "owner")
     search_fields = ("id", "input")
     date_hierarchy = "created_at"
+    ordering = ("-created_at",)
+
+    @admin.display(description=_("输入"))
+    def input_preview(self, obj):
+        return text_preview(obj.input)
 
 
 @admin.register(MemoryOp)
-class MemoryOpAdmin(ReadOnlyTenantAdmin):
-    list_display = ("at", "kind", "status", "agent", "thread", "run", "input_tokens", "output_tokens", "cost",
-                    "rejected_count")
+class MemoryOpAdmin(OwnerColumnMixin, ReadOnlyTenantAdmin):
+    list_display = ("at", "kind", "status", "agent", "owner_display", "thread", "run", "input_tokens", "output_tokens",
+                    "cost", "rejected_count")
     list_filter = ("kind", "status", ScopedAgentFilter)
+    list_select_related = ("agent", "owner", "thread")
     date_hierarchy = "at"
+    ordering = ("-at",)
 
     def changelist_view(self, request, extra_context=None):
         response = super().changelist_view(request, extra_context=extra_context)

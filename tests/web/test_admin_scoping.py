@@ -1,0 +1,72 @@
+"""Every admin page a school admin can open, walked as the second school's admin: no name
+or id of the first school appears anywhere (lists, filter choices, add and change forms,
+foreign-key choices)."""
+
+import pytest
+from django.contrib import admin
+from django.contrib.admin.utils import quote
+from django.test import Client
+from django.urls import reverse
+
+from tests.web.admin_seed import seed_school
+
+
+@pytest.fixture
+def two_schools(db):
+    first = seed_school(slug="yizhong", name="第一中学", marker="甲校")
+    second = seed_school(slug="erzhong", name="第二中学", marker="乙校")
+    return first, second
+
+
+def admin_pages(client, user):
+    """(url, html) of every changelist, add form and change form open to `user`."""
+    request = client.get("/admin/").wsgi_request
+    request.user = user
+    for model, model_admin in admin.site._registry.items():
+        info = model._meta.app_label, model._meta.model_name
+        if not model_admin.has_view_or_change_permission(request):
+            continue
+        changelist = reverse("admin:%s_%s_changelist" % info)
+        yield changelist
+        if model_admin.has_add_permission(request):
+            yield reverse("admin:%s_%s_add" % info)
+        for obj in model_admin.get_queryset(request)[:5]:
+            yield reverse("admin:%s_%s_change" % info, args=[quote(obj.pk)])
+            yield reverse("admin:%s_%s_history" % info, args=[quote(obj.pk)])
+        # the search box, across both schools' words
+        yield changelist + "?q=%E5%87%BA"  # 出: in both schools' names
+
+
+def test_a_second_schools_admin_sees_nothing_of_the_first_school(two_schools):
+    first, second = two_schools
+    client = Client()
+    client.force_login(second.admin)
+    visited = []
+    for url in admin_pages(client, second.admin):
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code, response.get("Location"))
+        html = response.content.decode()
+        leaked = sorted(s for s in first.secrets if s in html)
+        assert not leaked, (url, leaked)
+        visited.append(url)
+    # The walk reached every kind of page a school admin works with (and saw its own rows).
+    for expected in ("/admin/agents/run/", "/admin/agents/memoryop/", "/admin/threads/thread/",
+                     "/admin/corememory/corecandidate/", "/admin/corememory/corefact/",
+                     "/admin/knowledge/document/", "/admin/knowledge/document/add/", "/admin/recall/recallentry/",
+                     "/admin/agents/agent/", "/admin/agents/apikey/", "/admin/django_q/success/",
+                     "/admin/django_q/failure/", f"/admin/agents/run/{quote(second.run.pk)}/change/"):
+        assert expected in visited, expected
+    assert "乙校会话标题" in client.get("/admin/threads/thread/").content.decode()
+
+
+def test_the_first_schools_rows_are_refused_to_the_second_schools_admin(two_schools):
+    first, second = two_schools
+    client = Client()
+    client.force_login(second.admin)
+    for url in (f"/admin/agents/run/{quote(first.run.pk)}/change/",
+                f"/admin/agents/agent/{quote(first.agent.pk)}/change/",
+                f"/admin/threads/thread/{quote(first.run.thread_id)}/change/"):
+        response = client.get(url, follow=True)
+        html = response.content.decode()
+        assert not [s for s in first.secrets if s in html and s != first.run.pk and s != first.agent.pk
+                    and s != first.run.thread_id], url
