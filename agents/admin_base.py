@@ -62,11 +62,16 @@ def run_link(run_id: str | None):
     return format_html('<a href="{}">{}</a>', reverse("admin:agents_run_change", args=[quote(run_id)]), run_id)
 
 
+def token_pair(input_tokens: int, output_tokens: int) -> str:
+    """Input and output tokens in one narrow column ("输入 / 输出 token")."""
+    return f"{input_tokens:,} / {output_tokens:,}"
+
+
 def percent(value) -> str:
     return "—" if value is None else f"{round(value * 100)}%"
 
 
-def confirm_action(model_admin, request, queryset, *, action: str, title, question, button):
+def confirm_action(model_admin, request, queryset, *, action: str, title, question, button, deleting: bool = False):
     """None once the admin said yes (the action goes ahead); else the question page.
 
     Actions call it first: `if (page := confirm_action(...)) is not None: return page`."""
@@ -78,6 +83,7 @@ def confirm_action(model_admin, request, queryset, *, action: str, title, questi
         "title": title,
         "question": question,
         "button": button,
+        "deleting": deleting,
         "opts": opts,
         "queryset": queryset,
         "objects": [str(obj) for obj in queryset],

@@ -103,8 +103,8 @@ class RunLinkMixin(OwnerColumnMixin):
 
 @admin.register(CoreCandidate)
 class CoreCandidateAdmin(RunLinkMixin, TenantScopedAdmin):
-    list_display = ("text_preview", "confidence_percent", "seen_count", "agent", "owner_display", "source_run_link",
-                    "created_at")
+    list_display = ("text_preview", "confidence_percent", "seen_count", "agent", "owner_display", "created_at",
+                    "source_run_link")
     list_filter = (ScopedAgentFilter, OwnerFilter, ConfidenceFilter, AgeFilter)
     search_fields = ("text",)
     ordering = ("-created_at",)
@@ -154,7 +154,8 @@ class CoreCandidateAdmin(RunLinkMixin, TenantScopedAdmin):
     @admin.action(description=_("删除所选候选事实"), permissions=["delete"])
     def delete_candidates(self, request, queryset):
         page = confirm_action(self, request, queryset, action="delete_candidates", title=_("删除候选事实"),
-                              question=_("删除以下候选事实？此操作不能撤销。"), button=_("是的，删除"))
+                              question=_("删除以下候选事实？此操作不能撤销。"), button=_("是的，删除"),
+                              deleting=True)
         if page is not None:
             return page
         deleted = services.candidates_delete(tenant_of=lambda c: acting_tenant(request, c),
@@ -216,7 +217,8 @@ class CoreFactAdmin(RunLinkMixin, TenantScopedAdmin):
     @admin.action(description=_("删除所选事实"), permissions=["delete"])
     def delete_facts(self, request, queryset):
         page = confirm_action(self, request, queryset, action="delete_facts", title=_("删除事实"),
-                              question=_("从核心记忆中删除以下事实？此操作不能撤销。"), button=_("是的，删除"))
+                              question=_("从核心记忆中删除以下事实？此操作不能撤销。"), button=_("是的，删除"),
+                              deleting=True)
         if page is not None:
             return page
         facts = list(queryset.select_related("tenant"))
