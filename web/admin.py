@@ -26,6 +26,9 @@ from agents.models import Run
 admin.site.site_header = _("教学助手 · 管理后台")
 admin.site.site_title = _("教学助手管理后台")
 admin.site.index_title = _("学校数据")
+# The lists are wide (text previews, owners, tokens, cost): they get the whole width on a
+# school laptop; the home page and the breadcrumbs lead everywhere the sidebar did.
+admin.site.enable_nav_sidebar = False
 # The section django-q2 names after Q_CLUSTER["label"], which settings can't translate.
 apps.get_app_config("django_q").verbose_name = _("记忆队列")
 
