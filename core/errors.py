@@ -8,7 +8,11 @@ Raise sites that build a sentence of their own with gettext (the red line names 
 kind of data it found) keep theirs. The developer's detail (`AppError.detail`, English,
 may name limits and values) is for logs only."""
 
+from django.conf import settings
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
+
+API_PREFIX = "/api/"
 
 MESSAGES = {
     # the request itself
@@ -94,3 +98,14 @@ class NotFound(AppError):
 def error_body(code: str, **extra) -> dict:
     """The JSON body of an error raised outside AppError (auth, routing, ninja's own checks)."""
     return AppError(code, **extra).as_body()
+
+
+def api_client_language(request) -> str | None:
+    """The language of an API client's messages: its Accept-Language (Chinese when it
+    names none we have). None for everything else, the pages and their own API calls
+    (a session cookie), which follow the language switch."""
+    if not request.path.startswith(API_PREFIX) or settings.SESSION_COOKIE_NAME in request.COOKIES:
+        return None
+    if "Accept-Language" not in request.headers:
+        return settings.LANGUAGE_CODE
+    return translation.get_language_from_request(request)

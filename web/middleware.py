@@ -6,6 +6,8 @@ from django.conf import settings
 from django.middleware import locale
 from django.utils import translation
 
+from core.errors import API_PREFIX, api_client_language
+
 CSP = "; ".join([
     "default-src 'self'",
     "script-src 'self'",
@@ -18,7 +20,6 @@ CSP = "; ".join([
     "frame-ancestors 'none'",
 ])
 # The admin and the API docs bring their own inline scripts and styles.
-API_PREFIX = "/api/"
 EXEMPT_PREFIXES = ("/admin/", API_PREFIX)
 
 
@@ -41,11 +42,9 @@ class LocaleMiddleware(locale.LocaleMiddleware):
     messages should be in with Accept-Language, the way HTTP clients do."""
 
     def process_request(self, request):
-        if request.path.startswith(API_PREFIX) and settings.SESSION_COOKIE_NAME not in request.COOKIES:
-            # An API client (no session): its Accept-Language decides, Chinese by default.
-            language = translation.get_language_from_request(request) if "Accept-Language" in request.headers \
-                else settings.LANGUAGE_CODE
-            translation.activate(language)
+        api_language = api_client_language(request)
+        if api_language is not None:
+            translation.activate(api_language)
             request.LANGUAGE_CODE = translation.get_language()
             return
         chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)

@@ -129,6 +129,7 @@ def error_requests(agent, thread_id, api_key):
         ("empty_title", "patch", f"/api/threads/{thread_id}", '{"title": " "}', auth),
         ("user_not_accepted", "get", f"/api/agents/{agent.pk}/documents?user=u", None, auth),
         ("invalid_user", "post", run, '{"input": "x", "user": "  "}', auth),
+        ("invalid_text", "get", "/api/runs/run_a%00b", None, auth),  # refused before any view runs
     ]
 
 

@@ -70,3 +70,15 @@ def test_the_first_schools_rows_are_refused_to_the_second_schools_admin(two_scho
         html = response.content.decode()
         assert not [s for s in first.secrets if s in html and s != first.run.pk and s != first.agent.pk
                     and s != first.run.thread_id], url
+
+
+def test_every_admin_page_opens_for_an_operator(two_schools, django_user_model):
+    """The superuser sees both schools; no page of theirs fails (a document's page used to 500)."""
+    operator = django_user_model.objects.create_superuser("ops", password="pw-ops-123")
+    client = Client()
+    client.force_login(operator)
+    urls = list(admin_pages(client, operator))
+    for url in urls:
+        assert client.get(url).status_code == 200, url
+    assert any("/admin/knowledge/document/" in u and u.endswith("/change/") for u in urls)
+    assert "/admin/agents/tenant/" in urls and "/admin/django_q/schedule/" in urls
