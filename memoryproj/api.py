@@ -8,7 +8,7 @@ from ninja.renderers import JSONRenderer
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from agents.auth import api_auth
-from core.errors import AppError, error_body
+from core.errors import API_PREFIX, AppError, error_body
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,24 @@ def on_http_error(request, exc: HttpError):
 def on_unexpected(request, exc: Exception):
     log.exception("unhandled API error")
     return _error(request, 500, "internal_error")
+
+
+class MethodNotAllowedAsJson:
+    """django-ninja answers a method a path does not serve with a plain-text 405 that no
+    exception handler sees; API clients get JSON with a stable code like every other error."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (response.status_code == 405 and request.path.startswith(API_PREFIX)
+                and not response.get("Content-Type", "").startswith("application/json")):
+            allowed = response.get("Allow", "")
+            response = JsonResponse(error_body("method_not_allowed"), status=405,
+                                    json_dumps_params={"ensure_ascii": False})
+            response["Allow"] = allowed
+        return response
 
 
 def not_found_view(request, *args, **kwargs):

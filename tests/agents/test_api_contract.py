@@ -130,6 +130,7 @@ def error_requests(agent, thread_id, api_key):
         ("user_not_accepted", "get", f"/api/agents/{agent.pk}/documents?user=u", None, auth),
         ("invalid_user", "post", run, '{"input": "x", "user": "  "}', auth),
         ("invalid_text", "get", "/api/runs/run_a%00b", None, auth),  # refused before any view runs
+        ("method_not_allowed", "delete", "/api/runs/run_x", None, auth),  # answered by ninja's router itself
     ]
 
 
