@@ -222,4 +222,4 @@ class MemoryOp(models.Model):
         indexes = [models.Index(fields=["tenant", "agent", "at"], name="idx_memops_tenant_agent_at")]
 
     def __str__(self):
-        return f"{self.kind} {self.at:%Y-%m-%d %H:%M}"
+        return f"{self.get_kind_display()} {self.at:%Y-%m-%d %H:%M}"

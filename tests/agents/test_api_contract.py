@@ -9,7 +9,6 @@ import pytest
 from django.test import Client
 
 from memoryproj.api import api as ninja_api
-from tests.conftest import ApiClient
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
