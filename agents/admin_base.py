@@ -126,6 +126,12 @@ class TenantScopedAdmin(admin.ModelAdmin):
             return qs.filter(**{self.tenant_field: request.user.tenant_id})
         return qs.none()
 
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if request.user.is_superuser:
+            return fields
+        return [f for f in fields if f != "tenant"]  # always their own school: nothing to show or choose
+
     def get_readonly_fields(self, request, obj=None):
         fields = tuple(super().get_readonly_fields(request, obj))
         if not request.user.is_superuser and self.tenant_field == "tenant" and "tenant" not in fields:

@@ -101,6 +101,13 @@ def test_a_school_admin_sees_a_chinese_admin_of_their_school_only(offline_page, 
         html = page.content()
         assert not [s for s in site["foreign"] if s in html], path
         page.screenshot(path=str(shots / name), full_page=True)
+    # A run's page: every field named in Chinese, the long texts readable.
+    page.goto("/admin/agents/run/")
+    page.locator("#result_list tbody tr th a").first.click()
+    page.wait_for_url(re.compile(r"/admin/agents/run/.+/change/$"))
+    labels = [t.strip().rstrip(":：") for t in page.locator("#content-main label").all_inner_texts() if t.strip()]
+    assert len(labels) > 10 and all(re.search(r"[\u4e00-\u9fff]", t) for t in labels), labels
+    page.screenshot(path=str(shots / "admin-run-detail.png"), full_page=True)
     # A candidate's text is a readable column, not two characters wide.
     page.goto("/admin/corememory/corecandidate/")
     width = page.locator("#result_list .admin-text").first.evaluate("e => e.getBoundingClientRect().width")
