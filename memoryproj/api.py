@@ -22,7 +22,12 @@ api = NinjaAPI(
     renderer=Utf8JSONRenderer(),
     title="Teaching-assistant memory API",
     version="1.0.0",
-    description="Agents that remember: thread, core facts, episodic recall and knowledge base.",
+    description=(
+        "Agents that remember: thread, core facts, episodic recall and knowledge base. "
+        "Authenticate with `X-API-Key`. Errors are JSON `{code, message}`: `code` is stable; `message` "
+        "follows `Accept-Language` (zh-hans by default, en). `user` is an opaque end-user id, never a "
+        "teacher account."
+    ),
     auth=api_auth,
     docs_url="/docs",
     # Swagger UI from django-ninja's own static files (ninja is an installed app), and no
