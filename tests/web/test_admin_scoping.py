@@ -59,19 +59,6 @@ def test_a_second_schools_admin_sees_nothing_of_the_first_school(two_schools):
     assert "乙校会话标题" in client.get("/admin/threads/thread/").content.decode()
 
 
-def test_the_first_schools_rows_are_refused_to_the_second_schools_admin(two_schools):
-    first, second = two_schools
-    client = Client()
-    client.force_login(second.admin)
-    for url in (f"/admin/agents/run/{quote(first.run.pk)}/change/",
-                f"/admin/agents/agent/{quote(first.agent.pk)}/change/",
-                f"/admin/threads/thread/{quote(first.run.thread_id)}/change/"):
-        response = client.get(url, follow=True)
-        html = response.content.decode()
-        assert not [s for s in first.secrets if s in html and s != first.run.pk and s != first.agent.pk
-                    and s != first.run.thread_id], url
-
-
 def test_every_admin_page_opens_for_an_operator(two_schools, django_user_model):
     """The superuser sees both schools; no page of theirs fails (a document's page used to 500)."""
     operator = django_user_model.objects.create_superuser("ops", password="pw-ops-123")
