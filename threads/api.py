@@ -48,4 +48,4 @@ def restore_thread(request, thread_id: str, owner: Query[OwnerQuery]):
 
 @router.patch("/threads/{thread_id}", response={200: ThreadOut, **ERRORS}, summary="Rename a thread")
 def rename_thread(request, thread_id: str, payload: ThreadRenameIn, owner: Query[OwnerQuery]):
-    return thread_rename(actor=actor_of(request, owner.user), thread_id=thread_id, title=payload.title)
+    return thread_rename(actor=actor_of(request, owner.user, payload.user), thread_id=thread_id, title=payload.title)
