@@ -21,6 +21,7 @@ from core import labels
 from core.errors import AppError
 from core.text import validate_text
 from core.fencing import sanitize_untrusted
+from agents import heartbeat
 from agents.layers import ReadContext, assemble_context, resolve_thread
 from agents.models import Run
 from agents.providers import ProviderError, price, provider_for_agent
@@ -172,7 +173,8 @@ def run_sync(*, actor, agent, input: str, thread_id: str | None = None, context:
     if context and context.get("run_id"):
         raise AppError("continue_stream_only", "continuing a previous run's artifact is only on /run/stream", status=400)
     prepared = run_prepare(actor=actor, agent=agent, input=input, thread_id=thread_id)
-    completion, error_code = _call_sync(agent=agent, messages=prepared.messages)
+    with heartbeat.beating(prepared.run.pk):
+        completion, error_code = _call_sync(agent=agent, messages=prepared.messages)
     return run_finish(run=prepared.run, completion=completion, error_code=error_code)
 
 
@@ -201,11 +203,12 @@ def _stream_events(*, agent, prepared: PreparedRun) -> Iterator[str]:
         completion = None
         try:
             provider = provider_for_agent(agent)
-            for kind, value in provider.stream(prepared.messages, max_tokens=agent.max_output_tokens):
-                if kind == "delta":
-                    yield sse("delta", {"text": value})
-                else:
-                    completion = value
+            with heartbeat.beating(run.pk):
+                for kind, value in provider.stream(prepared.messages, max_tokens=agent.max_output_tokens):
+                    if kind == "delta":
+                        yield sse("delta", {"text": value})
+                    else:
+                        completion = value
         except ProviderError as exc:
             log.warning("run provider %s failed: %s", agent.provider_kind, exc)
             run_finish(run=run, error_code=exc.code)
