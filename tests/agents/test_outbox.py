@@ -140,10 +140,11 @@ def _manage(tmp_path, *command, **env):
 
 
 @pytest.mark.parametrize("env, message", UNSAFE)
-def test_unsafe_memory_timings_are_refused_with_a_clear_message(tmp_path, env, message):
+def test_unsafe_memory_timings_are_refused_with_a_clear_message_and_the_defaults_pass(tmp_path, env, message):
     result = _manage(tmp_path, "check", **env)
     assert result.returncode != 0
     assert "memory queue settings refused" in result.stderr and message in result.stderr
+    assert _manage(tmp_path, "check").returncode == 0, "the defaults are safe"
 
 
 @pytest.mark.parametrize("command", [["qcluster"], ["serve", "--port", "0"]])
@@ -152,8 +153,3 @@ def test_the_worker_and_serve_refuse_to_start_with_unsafe_timings(tmp_path, comm
     result = _manage(tmp_path, *command, **env)
     assert result.returncode != 0
     assert message in result.stderr
-
-
-def test_the_default_timings_pass_the_startup_check(tmp_path):
-    result = _manage(tmp_path, "check")
-    assert result.returncode == 0, result.stderr
