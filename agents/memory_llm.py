@@ -10,6 +10,13 @@ from core.tokens import count_tokens
 log = logging.getLogger(__name__)
 
 
+def memory_model_available(agent) -> bool:
+    """Is there a provider fit for memory work for this agent? When not (the built-in
+    demo model and no on-premises Ollama), memory work takes its deterministic
+    fallbacks and makes no model call at all."""
+    return bool(memory_providers(agent))
+
+
 @dataclass
 class MemoryCallResult:
     text: str

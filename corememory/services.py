@@ -25,7 +25,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from core.errors import AppError, NotFound
-from agents.memory_llm import memory_complete
+from agents.memory_llm import memory_complete, memory_model_available
 from agents.models import Agent, MemoryOp, Run
 from core import redline
 from corememory.extraction import MAX_TOKENS, extraction_messages, parse_facts
@@ -281,11 +281,16 @@ def _finish_extraction(run: Run, outcome: str, *, proposed: int = 0, rejected: i
 def candidates_extract_for_run(*, run: Run) -> str:
     """Ask the agent's own provider for facts worth keeping and store them as candidates.
 
-    Idempotent (a claim per run); a failed run is not mined; a sensitive proposal is
-    counted on the MemoryOp and dropped, its text stored and logged nowhere.
+    Idempotent (a claim per run); a failed run is not mined, nor is any run of an agent
+    with no provider fit for memory work; a sensitive proposal is counted on the
+    MemoryOp and dropped, its text stored and logged nowhere.
     """
     if run.status != Run.Status.COMPLETED:
         return "skipped"
+    if not memory_model_available(run.agent):
+        # No model fit to judge what is worth keeping (the built-in demo model): propose
+        # nothing rather than fill 待确认 with junk, and leave the CPU to the chat.
+        return "no_memory_model"
     if not _claim_extraction(run):
         return "claimed"
     messages = extraction_messages(input=run.input, output=run.output, language=run.agent.language)
