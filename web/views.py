@@ -19,7 +19,7 @@ from corememory.services import MAX_CONFIRMED
 from threads.selectors import thread_get_for_actor, thread_runs, threads_for_actor
 from web.charts import cost_chart
 from web.errors import SERVER_SENTENCES, friendly_errors_table
-from web.selectors import costs_per_day
+from web.selectors import costs_per_day, usage_per_agent
 
 SESSION_AGENT = "web_agent_id"
 COST_WINDOWS = (7, 14, 30, 90)
@@ -179,19 +179,27 @@ def costs(request):
         days = DEFAULT_COST_WINDOW
     if days not in COST_WINDOWS:
         days = DEFAULT_COST_WINDOW
-    rows = costs_per_day(actor=actor_for(request), days=days)
+    actor = actor_for(request)
+    rows = costs_per_day(actor=actor, days=days)
+    total_run, total_memory = sum(row.run_cost for row in rows), sum(row.memory_cost for row in rows)
+    # Everything free (a local model): money would be an empty axis, so chart the tokens.
+    free = not (total_run or total_memory)
     context = {
         "days": days,
         "windows": COST_WINDOWS,
         "rows": rows,
         "rows_with_cost": [row for row in reversed(rows) if row.runs or row.memory_ops],
-        "chart": cost_chart(rows),
-        "total_run": sum(row.run_cost for row in rows),
-        "total_memory": sum(row.memory_cost for row in rows),
+        "agents_usage": usage_per_agent(actor=actor, days=days),
+        "chart": cost_chart(rows, metric="tokens" if free else "cost"),
+        "free": free,
+        "total_run": total_run,
+        "total_memory": total_memory,
+        "total": total_run + total_memory,
         "total_runs": sum(row.runs for row in rows),
         "total_ops": sum(row.memory_ops for row in rows),
+        "total_run_tokens": sum(row.run_tokens for row in rows),
+        "total_memory_tokens": sum(row.memory_tokens for row in rows),
         "currency": settings.COST_CURRENCY,
         "active": "costs",
     }
-    context["total"] = context["total_run"] + context["total_memory"]
     return render(request, "web/costs.html", context)
