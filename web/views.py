@@ -10,7 +10,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from agents.actor import Actor
@@ -131,10 +131,10 @@ def run_row(request, run_id: str):
 
 #: the memory layers by the names a teacher reads in "模型看到了什么"
 LAYER_NAMES = {
-    "core": _lazy("核心记忆（你确认过的事实）"),
-    "thread": _lazy("本会话前情"),
-    "recall": _lazy("相关的过往对话"),
-    "kb": _lazy("知识库资料"),
+    "core": gettext_lazy("核心记忆（你确认过的事实）"),
+    "thread": gettext_lazy("本会话前情"),
+    "recall": gettext_lazy("相关的过往对话"),
+    "kb": gettext_lazy("知识库资料"),
 }
 
 
