@@ -39,9 +39,16 @@ class AgentProviderForm(forms.ModelForm):
             "base_url": _("OpenAI 兼容接口填到 /v1 为止，例如 http://192.168.1.20:8000/v1；Ollama 填 "
                           "http://主机:11434。内置本地模型不用填。"),
             "model": _("例如 qwen-plus、qwen2.5:7b。"),
-            "api_key_env": _("存放密钥的环境变量的名称（不是密钥本身），例如 %(example)s。密钥由运维人员设置在服务器上。")
-            % {"example": "YIZHONG_QWEN_API_KEY"},
         }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        tenant = self.instance.tenant if self.instance.tenant_id else self.school
+        if "api_key_env" in self.fields:
+            example = f"{school_secret_prefix(tenant)}QWEN_API_KEY" if tenant else "SCHOOL_QWEN_API_KEY"
+            self.fields["api_key_env"].help_text = gettext(
+                "存放密钥的环境变量的名称（不是密钥本身），例如 %(example)s。密钥由运维人员设置在服务器上。") % {
+                "example": example}
 
     def clean(self):
         data = super().clean()

@@ -30,6 +30,8 @@ SETUP = textwrap.dedent("""
     for name, full in {{"wang": "王老师", "li": "李老师", "free": "方老师"}}.items():
         teacher_create(tenant=school, username=name, password={password!r}, first_name=full)
     teacher_create(tenant=demo, username="zhang", password={password!r}, first_name="张老师")
+    teacher_create(tenant=demo, username="guan", password={password!r}, first_name="管老师", role="school_admin",
+                   is_staff=True)
     agent = agent_create(tenant=school, name="出题助手", provider_kind="scripted", model="scripted-zh")
     # The third school runs on the built-in model, as a fresh `make run` does.
     builtin = agent_create(tenant=demo, name="演示助手", provider_kind="local")
@@ -52,14 +54,31 @@ SETUP = textwrap.dedent("""
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def model_server():
+    """A real OpenAI-compatible server on loopback (answers only the key `sk-right`)."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    from tests.agents.test_admin_provider import FakeOpenAI
+
+    FakeOpenAI.received = []
+    server = ThreadingHTTPServer(("127.0.0.1", procs.free_port()), FakeOpenAI)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory, model_server):
     tmp = tmp_path_factory.mktemp("browser-model")
+    # The operator set the third school's key on the server; the school admin names it.
     env = procs.project_env(tmp / "db.sqlite3", SCRIPTED_RESPONDER="tests.e2e.browser_responder.respond",
-                            VAR_DIR=str(tmp / "var"), DEBUG="0")
+                            VAR_DIR=str(tmp / "var"), DEBUG="0", SANZHONG_QWEN_API_KEY="sk-right")
     procs.manage(env, "migrate", "--noinput")
     ids = json.loads(procs.manage(env, "shell", "-c", SETUP.format(password=PASSWORD)).strip().splitlines()[-1])
     with procs.web_server(env, tmp) as base, procs.memory_worker(env, tmp):
-        yield {"base": base, **ids}
+        yield {"base": base, "model_server": model_server, **ids}
 
 
 @pytest.fixture(scope="module")
@@ -202,3 +221,37 @@ def test_the_costs_page_of_a_free_model_charts_tokens_and_says_it_is_free(open_p
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     page.screenshot(path=str(shots / "costs-free-360.png"), full_page=True)
     assert page.errors == []
+
+
+def test_a_school_admin_connects_the_demo_agent_to_a_real_model_and_tests_it(open_page, site, shots):
+    """Last in this file: afterwards the third school's agent is on a real model."""
+    from tests.agents.test_admin_provider import FakeOpenAI
+
+    page = open_page()
+    page.goto("/admin/login/")
+    page.fill("#id_username", "guan")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.goto(f"/admin/agents/agent/{site['builtin']}/change/")
+    page.select_option("#id_provider_kind", "openai")
+    page.fill("#id_base_url", site["model_server"])
+    page.fill("#id_model", "qwen-plus")
+    page.fill("#id_api_key_env", "QWEN_API_KEY")
+    page.click("input[name=_continue]")
+    error = page.locator(".field-api_key_env .errorlist")
+    assert "SANZHONG_" in error.inner_text(), "another school's or the server's secret is refused"
+    page.fill("#id_api_key_env", "SANZHONG_QWEN_API_KEY")
+    page.click("input[name=_continue]")
+    page.locator(".messagelist .success").first.wait_for()
+    calls_before = len(FakeOpenAI.received)
+    page.click("form.test-connection button")
+    success = page.locator(".messagelist .success").filter(has_text="连接成功")
+    success.wait_for()
+    assert "qwen-plus" in success.inner_text()
+    assert len(FakeOpenAI.received) == calls_before + 1
+    assert FakeOpenAI.received[-1]["auth"] == "Bearer sk-right"
+    page.screenshot(path=str(shots / "admin-test-connection.png"), full_page=True)
+
+    teacher = open_page()
+    log_in(teacher, "zhang")
+    assert teacher.locator("#model-notice").count() == 0, "a real model: no demo-model notice"
