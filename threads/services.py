@@ -13,11 +13,11 @@ import re
 
 from django.utils import timezone
 
+from core import redline
 from core.errors import AppError
 from core.text import validate_text
 from core.fencing import FILTERED
 from agents.memory_llm import memory_complete, memory_model_available
-from core import redline
 from agents.models import Run
 from core.tokens import count_tokens, truncate_tokens
 from threads import prompts
