@@ -21,11 +21,16 @@ def test_the_chat_says_in_one_line_that_an_agent_runs_on_the_built_in_model(teac
     assert "内置演示模型" in html and 'href="/help/model/"' in html
 
 
+def test_the_memory_page_says_so_too(teacher, builtin_agent):
+    html = logged_in(teacher).get("/memory/").content.decode()
+    assert html.count('id="model-notice"') == 1
+
+
 def test_an_agent_on_a_real_model_gets_no_notice(teacher, school):
     agent_create(tenant=school, name="通义", provider_kind="openai", model="qwen-plus",
                  base_url="http://127.0.0.1:9/v1")
-    html = logged_in(teacher).get("/chat/new/").content.decode()
-    assert 'id="model-notice"' not in html
+    for page in ("/chat/new/", "/memory/"):
+        assert 'id="model-notice"' not in logged_in(teacher).get(page).content.decode()
 
 
 def test_the_help_page_explains_how_to_connect_a_real_model(teacher, school_admin, builtin_agent):
