@@ -37,7 +37,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.admin.models import LogEntry
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection, transaction
+from django.db import OperationalError, connection, transaction
 from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
@@ -57,6 +57,7 @@ from recall.scopes import recall_scope, recall_scope_of
 from search.models import Posting, SearchDoc, SearchScope
 from search.services import index_remove
 from threads.models import Thread
+from threads.selectors import thread_get_for_actor
 
 log = logging.getLogger(__name__)
 
@@ -414,6 +415,7 @@ def selection_erase(*, selection: Selection, subject_kind: str, identifier: str,
     )
     if not dry_run:
         receipt.save()
+        sqlite_reclaim()
         log.info("erasure %s (%s) in %s: %d rows", receipt.pk, subject_kind, selection.tenant.slug, receipt.total)
     return receipt_as_dict(receipt, dry_run=dry_run)
 
@@ -423,6 +425,14 @@ def owner_erase(*, subject: Subject, via: str, requested_by=None, dry_run: bool 
     The teacher's login account itself stays: removing it is the school's user management."""
     return selection_erase(selection=selection_for_owner(subject), subject_kind=subject.kind,
                            identifier=subject.identifier, via=via, requested_by=requested_by, dry_run=dry_run)
+
+
+def thread_delete(*, actor, thread_id: str, via: str, dry_run: bool = False) -> dict:
+    """Delete one of the actor's conversations and everything derived from its runs;
+    confirmed facts stay, unlinked from the run (the receipt's `facts_unlinked`)."""
+    thread = thread_get_for_actor(actor=actor, thread_id=thread_id)
+    return selection_erase(selection=selection_for_thread(thread), subject_kind=ErasureReceipt.SubjectKind.THREAD,
+                           identifier=thread.pk, via=via, requested_by=actor.user, dry_run=dry_run)
 
 
 def receipt_as_dict(receipt: ErasureReceipt, *, dry_run: bool = False) -> dict:
@@ -444,6 +454,11 @@ def receipt_as_dict(receipt: ErasureReceipt, *, dry_run: bool = False) -> dict:
 def sqlite_reclaim() -> None:
     """Make SQLite drop erased bytes from the write-ahead log too (secure_delete already
     zeroes freed pages; the WAL keeps old page images until a checkpoint)."""
-    if connection.vendor == "sqlite":
+    if connection.vendor != "sqlite" or connection.in_atomic_block:
+        return  # a checkpoint can't run inside a transaction; SQLite checkpoints on its own later
+    try:
         with connection.cursor() as cursor:
             cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except OperationalError:
+        # Readers still hold old frames: the next automatic checkpoint overwrites them.
+        log.warning("WAL checkpoint after an erasure was busy; SQLite will checkpoint later")

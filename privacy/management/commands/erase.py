@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from core.errors import AppError
 from privacy.models import ErasureReceipt
 from privacy.selectors import subject_from_selectors
-from privacy.services import owner_erase, sqlite_reclaim
+from privacy.services import owner_erase
 
 
 def add_subject_arguments(parser) -> None:
@@ -36,6 +36,4 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         subject = subject_from_options(options)
         receipt = owner_erase(subject=subject, via=ErasureReceipt.Via.COMMAND, dry_run=options["dry_run"])
-        if not options["dry_run"]:
-            sqlite_reclaim()
         self.stdout.write(json.dumps(receipt, ensure_ascii=False, indent=2))
