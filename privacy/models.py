@@ -7,6 +7,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from agents.models import User
 from core import ids
 
 
@@ -55,3 +56,12 @@ class ErasureReceipt(models.Model):
     @property
     def total(self) -> int:
         return sum(value for value in self.counts.values() if isinstance(value, int))
+
+
+class TeacherMemory(User):
+    """The admin's list of a school's accounts whose memory can be erased (a proxy: no table)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("教师记忆")
+        verbose_name_plural = _("教师记忆")

@@ -41,6 +41,7 @@ from django.db import OperationalError, connection, transaction
 from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 from django_q.models import OrmQ, Task
 
 from agents.actor import END_USER_MAX
@@ -69,12 +70,27 @@ MAX_PASSES = 3
 REDACTED = "[已删除]"
 MEMORY_JOB = "agents.tasks.memory_job"
 
-#: every kind a receipt counts, in the order it is shown
-KINDS = (
-    "runs", "threads", "facts", "facts_unlinked", "candidates", "extractions", "recall_entries",
-    "index_scopes", "index_documents", "index_postings", "documents", "chunks", "memory_ops",
-    "queue_items", "task_results", "admin_log_entries", "contexts_redacted",
-)
+#: every kind a receipt counts, in the order it is shown, with its label
+KIND_LABELS = {
+    "runs": _("运行（含输入、输出和装配的上下文）"),
+    "threads": _("会话（含滚动摘要）"),
+    "facts": _("已确认的事实"),
+    "facts_unlinked": _("保留但解除来源关联的事实"),
+    "candidates": _("候选事实"),
+    "extractions": _("提炼记录"),
+    "recall_entries": _("相关历史条目"),
+    "index_scopes": _("检索范围"),
+    "index_documents": _("检索索引文档"),
+    "index_postings": _("检索倒排项"),
+    "documents": _("知识库文档（上传的和归档的产物）"),
+    "chunks": _("知识库分块"),
+    "memory_ops": _("记忆操作记录"),
+    "queue_items": _("等待中的记忆任务"),
+    "task_results": _("记忆任务结果"),
+    "admin_log_entries": _("管理后台日志"),
+    "contexts_redacted": _("其他运行中被删去相应内容的上下文"),
+}
+KINDS = tuple(KIND_LABELS)
 
 
 # --- who ---------------------------------------------------------------------------------
@@ -387,7 +403,7 @@ def context_redacted(context: dict, items: set[str]) -> dict | None:
 
 def _remove(selection: Selection) -> Counter:
     counts = Counter({kind: 0 for kind in KINDS})
-    for _ in range(MAX_PASSES):
+    for _attempt in range(MAX_PASSES):
         if not _Pass(selection, counts).run():
             break
     return counts
@@ -435,6 +451,11 @@ def thread_delete(*, actor, thread_id: str, via: str, dry_run: bool = False) -> 
                            identifier=thread.pk, via=via, requested_by=actor.user, dry_run=dry_run)
 
 
+def counts_labelled(counts: dict) -> list[tuple[str, int]]:
+    """(label, count) for every kind with a count, in KINDS order: what the pages show."""
+    return [(KIND_LABELS[kind], counts[kind]) for kind in KINDS if counts.get(kind)]
+
+
 def receipt_as_dict(receipt: ErasureReceipt, *, dry_run: bool = False) -> dict:
     return {
         "receipt_id": None if dry_run else receipt.pk,
@@ -449,6 +470,24 @@ def receipt_as_dict(receipt: ErasureReceipt, *, dry_run: bool = False) -> dict:
         "counts": dict(receipt.counts),
         "total": receipt.total,
     }
+
+
+#: the tables an erasure deletes from (for PostgreSQL's VACUUM)
+ERASED_MODELS = (Run, Thread, CoreFact, CoreCandidate, CoreExtraction, RecallEntry, SearchScope, SearchDoc, Posting,
+                 Document, Chunk, MemoryOp, OrmQ, Task, LogEntry)
+
+
+def postgres_vacuum(*, full: bool = False) -> list[str]:
+    """PostgreSQL keeps deleted rows as dead tuples until VACUUM. Plain VACUUM (safe while
+    serving) frees them for reuse; VACUUM FULL (locks each table while it rewrites it)
+    writes the live rows to new files. Returns the tables vacuumed; a no-op elsewhere."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return []
+    tables = [model._meta.db_table for model in ERASED_MODELS]
+    with connection.cursor() as cursor:
+        for table in tables:
+            cursor.execute(f"VACUUM {'FULL ' if full else ''}{connection.ops.quote_name(table)}")
+    return tables
 
 
 def sqlite_reclaim() -> None:

@@ -5,7 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from core.errors import AppError
 from privacy.models import ErasureReceipt
 from privacy.selectors import subject_from_selectors
-from privacy.services import owner_erase
+from privacy.services import owner_erase, postgres_vacuum
 
 
 def add_subject_arguments(parser) -> None:
@@ -32,8 +32,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         add_subject_arguments(parser)
         parser.add_argument("--dry-run", action="store_true", help="count what would be erased; erase nothing")
+        parser.add_argument("--vacuum", choices=["plain", "full"],
+                            help="PostgreSQL: VACUUM (or VACUUM FULL, which locks each table) the erased tables after")
 
     def handle(self, *args, **options):
         subject = subject_from_options(options)
         receipt = owner_erase(subject=subject, via=ErasureReceipt.Via.COMMAND, dry_run=options["dry_run"])
+        if options["vacuum"] and not options["dry_run"]:
+            vacuumed = postgres_vacuum(full=options["vacuum"] == "full")
+            self.stderr.write(f"vacuumed {len(vacuumed)} tables" if vacuumed else "no VACUUM: not PostgreSQL")
         self.stdout.write(json.dumps(receipt, ensure_ascii=False, indent=2))
