@@ -10,20 +10,11 @@ from privacy.export import owner_export
 from privacy.models import ErasureReceipt
 from privacy.schemas import EraseIn, ReceiptOut
 from privacy.selectors import subject_from_selectors
-from privacy.services import Subject, owner_erase, thread_delete
+from privacy.services import owner_erase, subject_of_actor, thread_delete
 
 router = Router(tags=["privacy"])
 
 PRIVACY_ERRORS = {**ERRORS, 403: ERRORS[401]}
-
-
-def _subject_of_actor(actor) -> Subject:
-    if actor.user is not None:
-        return Subject(tenant=actor.tenant, kind=ErasureReceipt.SubjectKind.TEACHER, identifier=actor.user.username,
-                       user=actor.user)
-    if not actor.end_user:
-        raise AppError("user_required", "pass ?user= to export one end user's memory", status=422)
-    return Subject(tenant=actor.tenant, kind=ErasureReceipt.SubjectKind.END_USER, identifier=actor.end_user)
 
 
 @router.post("/privacy/erase", response={200: ReceiptOut, **PRIVACY_ERRORS},
@@ -41,7 +32,7 @@ def erase(request, payload: EraseIn):
 @router.get("/privacy/export", response={200: dict, **PRIVACY_ERRORS},
             summary="Everything held about the caller (a teacher) or one end user (`?user=`), as one JSON document")
 def export(request, owner: Query[OwnerQuery]):
-    return owner_export(subject=_subject_of_actor(actor_of(request, owner.user)))
+    return owner_export(subject=subject_of_actor(actor_of(request, owner.user)))
 
 
 @router.post("/threads/{thread_id}/delete", response={200: ReceiptOut, **PRIVACY_ERRORS},

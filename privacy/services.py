@@ -139,6 +139,17 @@ def subject_for_end_user(*, tenant: Tenant, end_user: str) -> Subject:
     return Subject(tenant=tenant, kind=ErasureReceipt.SubjectKind.END_USER, identifier=end_user)
 
 
+def subject_of_actor(actor) -> Subject:
+    """Whose export an actor may take: a teacher's own; an API key's named end user."""
+    if actor.user is not None:
+        return Subject(tenant=actor.tenant, kind=ErasureReceipt.SubjectKind.TEACHER, identifier=actor.user.username,
+                       user=actor.user)
+    if not actor.end_user:
+        raise AppError("user_required", "pass ?user= to export one end user's memory", status=422)
+    return Subject(tenant=actor.tenant, kind=ErasureReceipt.SubjectKind.END_USER, identifier=actor.end_user)
+
+
+
 # --- what --------------------------------------------------------------------------------
 
 
