@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from agents.admin_base import ReadOnlyTenantAdmin, TenantScopedAdmin, is_school_admin
 from core.errors import AppError
-from privacy.models import ErasureReceipt, TeacherMemory
+from privacy.models import ErasureReceipt, SchoolRetention, TeacherMemory
 from privacy.services import counts_labelled, owner_erase, subject_for_end_user, subject_for_teacher
 
 CONFIRM_TEMPLATE = "admin/privacy/erase_confirm.html"
@@ -116,3 +116,17 @@ class ErasureReceiptAdmin(ReadOnlyTenantAdmin):
                                  hidden={"end_user": subject.identifier, "confirm": "yes"},
                                  title=_("确认彻底删除"))
         return TemplateResponse(request, "admin/privacy/erase_end_user.html", context)
+
+
+@admin.register(SchoolRetention)
+class SchoolRetentionAdmin(TenantScopedAdmin):
+    """Runs and recall entries older than `retention_days` are erased by the hourly sweep
+    (privacy.tasks.retention_sweep); 0 keeps everything."""
+
+    tenant_field = "pk"
+    list_display = ("name", "slug", "retention_days")
+    fields = ("name", "slug", "retention_days")
+    readonly_fields = ("name", "slug")
+
+    def has_delete_permission(self, request, obj=None):
+        return False

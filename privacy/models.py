@@ -7,7 +7,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from agents.models import User
+from agents.models import Tenant, User
 from core import ids
 
 
@@ -65,3 +65,12 @@ class TeacherMemory(User):
         proxy = True
         verbose_name = _("教师记忆")
         verbose_name_plural = _("教师记忆")
+
+
+class SchoolRetention(Tenant):
+    """A school admin's view of their own school's retention period (a proxy: no table)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("数据保留期限")
+        verbose_name_plural = _("数据保留期限")

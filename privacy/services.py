@@ -421,8 +421,9 @@ def _remove(selection: Selection) -> Counter:
 
 
 def selection_erase(*, selection: Selection, subject_kind: str, identifier: str, via: str,
-                    requested_by=None, dry_run: bool = False) -> dict:
-    """Remove what `selection` holds and return the receipt as a dict (stored unless a dry run)."""
+                    requested_by=None, dry_run: bool = False, keep_empty: bool = True) -> dict:
+    """Remove what `selection` holds and return the receipt as a dict (stored unless a dry
+    run, or unless nothing was removed and `keep_empty` is off: the hourly retention sweep)."""
     started = timezone.now()
     if dry_run:
         with transaction.atomic():
@@ -440,7 +441,7 @@ def selection_erase(*, selection: Selection, subject_kind: str, identifier: str,
         started_at=started,
         finished_at=timezone.now(),
     )
-    if not dry_run:
+    if not dry_run and (keep_empty or receipt.total):
         receipt.save()
         sqlite_reclaim()
         log.info("erasure %s (%s) in %s: %d rows", receipt.pk, subject_kind, selection.tenant.slug, receipt.total)
