@@ -173,6 +173,10 @@ class Selection:
     drop_archived_documents: bool = True
     #: memory-op rows (no content; cost history) of the runs go too, or stay unlinked
     drop_run_memory_ops: bool = True
+    #: the owner keeps other runs whose stored prompts may show erased runs, entries or
+    #: facts (conversation delete, retention); after an owner erase none are left, and
+    #: only shared knowledge-base passages can sit in someone else's prompt
+    owner_keeps_runs: bool = True
 
 
 def selection_for_owner(subject: Subject) -> Selection:
@@ -196,6 +200,7 @@ def selection_for_owner(subject: Subject) -> Selection:
                          end_user=subject.end_user).key
             for agent_id in agent_ids
         ],
+        owner_keeps_runs=False,
     )
 
 
@@ -239,8 +244,10 @@ class _Pass:
     def __init__(self, selection: Selection, counts: Counter):
         self.selection = selection
         self.counts = counts
-        self.erased_items: set[str] = set()  # ids a stored context may name in a section
-        self.erased_runs: set[str] = set()
+        # ids a stored context may name in a section: knowledge-base chunks (any owner's
+        # prompt) and the owner's own runs, recall entries and facts
+        self.erased_chunks: set[str] = set()
+        self.erased_private: set[str] = set()
         self.logged: dict[type, list[str]] = {}
 
     def run(self) -> int:
@@ -281,8 +288,7 @@ class _Pass:
                 Run.objects.filter(pk=run.pk).update(context={**run.context, "messages": []})
                 counts["contexts_redacted"] += 1
         self._log(Run, run_ids)
-        self.erased_items.update(run_ids)
-        self.erased_runs.update(run_ids)
+        self.erased_private.update(run_ids)
         counts["runs"] += Run.objects.filter(pk__in=run_ids).delete()[1].get(Run._meta.label, 0)
 
     def _remove_owner_rows(self) -> None:
@@ -290,7 +296,7 @@ class _Pass:
         if sel.facts is not None:
             ids = list(sel.facts.values_list("pk", flat=True))
             self._log(CoreFact, ids)
-            self.erased_items.update(ids)
+            self.erased_private.update(ids)
             counts["facts"] += CoreFact.objects.filter(pk__in=ids).delete()[0]
         if sel.candidates is not None:
             self._log(CoreCandidate, sel.candidates.values_list("pk", flat=True))
@@ -325,7 +331,7 @@ class _Pass:
             self.counts["index_documents"] += index_remove(scope_key=key, refs=ids)
         ids = [pk for group in by_scope.values() for pk in group]
         self._log(RecallEntry, ids)
-        self.erased_items.update(refs)
+        self.erased_private.update(refs)
         self.counts["recall_entries"] += RecallEntry.objects.filter(pk__in=ids).delete()[0]
 
     def _remove_documents(self, documents: QuerySet) -> None:
@@ -337,7 +343,7 @@ class _Pass:
             self.counts["index_documents"] += docs.count()
             self.counts["chunks"] += len(chunk_ids)
             self.counts["documents"] += 1
-            self.erased_items.update(chunk_ids)
+            self.erased_chunks.update(chunk_ids)
             self._log(Document, [document.pk])
             document_remove(document=document)
 
@@ -357,7 +363,7 @@ class _Pass:
     def _redact_contexts(self) -> None:
         """Cut erased content out of the stored prompts of runs that remain (another
         teacher's run that was shown an erased document's passage, say)."""
-        items = self.erased_items
+        items = self.erased_chunks | (self.erased_private if self.selection.owner_keeps_runs else set())
         if not items:
             return
         ordered = sorted(items)
@@ -375,7 +381,7 @@ class _Pass:
                 if redacted is not None:
                     Run.objects.filter(pk=run.pk).update(context=redacted)
                     self.counts["contexts_redacted"] += 1
-        self.erased_items = set()
+        self.erased_chunks, self.erased_private = set(), set()
 
     def _remove_admin_log(self) -> None:
         # The admin's history names the rows it changed (a fact's text is its object_repr).
