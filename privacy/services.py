@@ -282,8 +282,12 @@ class _Pass:
         if sel.drop_run_memory_ops:
             counts["memory_ops"] += MemoryOp.objects.filter(run_id__in=run_ids).delete()[0]
         self._remove_queue_items(run_ids)
-        # A run that continued from an erased one carries its output in its prompt.
-        for run in Run.objects.filter(continued_from_id__in=run_ids).exclude(pk__in=run_ids).only("pk", "context"):
+        # A run that continued from an erased one carries its output in its prompt (only
+        # the owner continues their own runs: nothing to do when all of those go).
+        continuations = Run.objects.none()
+        if sel.owner_keeps_runs:
+            continuations = Run.objects.filter(continued_from_id__in=run_ids).exclude(pk__in=run_ids)
+        for run in continuations.only("pk", "context"):
             if (run.context or {}).get("messages"):
                 Run.objects.filter(pk=run.pk).update(context={**run.context, "messages": []})
                 counts["contexts_redacted"] += 1

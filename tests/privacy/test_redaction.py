@@ -55,3 +55,23 @@ def test_another_conversation_of_the_teacher_loses_what_it_recalled_from_a_delet
 
     assert receipt["counts"]["contexts_redacted"] == 1
     assert canary not in str(Run.objects.get(pk=later.pk).context)
+
+
+def test_a_run_that_continued_from_a_deleted_conversation_loses_the_artifact_it_was_sent(
+    school, teacher, agent, api, client
+):
+    canary = new_canary()
+    actor = Actor(tenant=school, user=teacher)
+    first = run_sync(actor=actor, agent=agent, input=f"{canary} 出一份数据结构试卷")
+    client.force_login(teacher)
+    response = client.post(f"/api/agents/{agent.pk}/run/stream", {"input": "在上次的基础上换两道简答题",
+                                                                  "context": {"run_id": first.pk}},
+                           content_type="application/json")
+    b"".join(response.streaming_content)
+    later = Run.objects.exclude(pk=first.pk).get()
+    assert later.thread_id != first.thread_id and canary in _prompt(later)
+
+    receipt = thread_delete(actor=actor, thread_id=first.thread_id, via=ErasureReceipt.Via.PAGE)
+
+    assert receipt["counts"]["contexts_redacted"] == 1
+    assert canary not in str(Run.objects.get(pk=later.pk).context)
