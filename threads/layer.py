@@ -150,8 +150,11 @@ def _fit_turns(turns: list[Run], *, budget: int, language: str) -> tuple[list[st
 
 def _turn_lines(turn: Run, *, avail: int, language: str, marks: dict) -> list[str] | None:
     user = untrusted_text(turn.input, language=language, limit=avail)
-    if turn.status == Run.Status.COMPLETED:
+    if turn.has_output:
         assistant = untrusted_text(turn.output, language=language, limit=avail)
+        if turn.status == Run.Status.STOPPED:
+            assistant = truncate_tokens(assistant, max(avail - count_tokens(marks["stopped"]) - 1, 0))
+            assistant = f"{assistant} {marks['stopped']}"
         assistant_fixed = False
     else:
         # A failed turn never shows its output or error, only that it was skipped.
