@@ -21,7 +21,7 @@ PRIVACY_ERRORS = {**ERRORS, 403: ERRORS[401]}
              summary="Erase a teacher's or an end user's memory from every layer (API key only)",
              description="Exactly one of `teacher` and `user`. Returns the receipt; `dry_run` counts and erases nothing.")
 def erase(request, payload: EraseIn):
-    actor = request.auth
+    actor = actor_of(request)  # a stray ?user= is refused, never ignored: the subject is in the body
     if not actor.via_api_key:
         raise AppError("api_key_required", "erasing is done with the school's API key or by a school admin",
                        status=403)

@@ -66,6 +66,8 @@ def test_bad_erase_requests_get_a_stable_code(school, teacher, api, body, status
 @pytest.mark.django_db
 def test_erase_refuses_a_missing_key_and_a_teachers_session(school, teacher, client, api):
     assert api.post("/api/privacy/erase", {"teacher": "wang"}, key="mk_wrong").status_code == 401
+    stray = api.post("/api/privacy/erase?user=s1", {"teacher": "wang"})
+    assert (stray.status_code, stray.json()["code"]) == (422, "user_not_accepted")
     client.force_login(teacher)
     response = client.post("/api/privacy/erase", {"teacher": "wang"}, content_type="application/json")
     assert (response.status_code, response.json()["code"]) == (403, "api_key_required")
@@ -105,8 +107,10 @@ def test_a_teacher_exports_only_their_own_memory_and_a_key_exports_one_end_user(
     plant(tenant=school, agent=archiving_agent, canary=student, end_user="s1", api_key=api_key)
 
     client.force_login(teacher)
-    text = client.get("/api/privacy/export", {"user": "s1"}).content.decode()
+    text = client.get("/api/privacy/export").content.decode()
     assert mine in text and theirs not in text and student not in text
+    refused = client.get("/api/privacy/export", {"user": "s1"})  # a teacher's session is always the teacher
+    assert (refused.status_code, refused.json()["code"]) == (422, "user_not_accepted")
     by_key = api.get("/api/privacy/export", user="s1").content.decode()
     assert student in by_key and mine not in by_key
     response = api.get("/api/privacy/export")

@@ -20,7 +20,7 @@ def subject_from_options(options):
         return subject_from_selectors(tenant_slug=options["tenant"], teacher=options["teacher"],
                                       end_user=options["end_user"])
     except AppError as exc:
-        raise CommandError(f"{exc.code}: {exc.message}") from exc
+        raise CommandError(f"{exc.code}: {exc.detail}") from exc
 
 
 class Command(BaseCommand):
