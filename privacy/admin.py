@@ -51,7 +51,7 @@ class TeacherMemoryAdmin(TenantScopedAdmin):
     def erase_memory(self, request, queryset):
         subjects = [subject_for_teacher(tenant=user.tenant, username=user.username)
                     for user in queryset.select_related("tenant")]
-        if request.POST.get("confirm") == "yes":
+        if request.POST.get("post") == "yes":
             for subject in subjects:
                 receipt = owner_erase(subject=subject, via=ErasureReceipt.Via.ADMIN, requested_by=request.user)
                 self.message_user(request, _("已删除 %(name)s 的全部记忆，回执 %(receipt)s，共 %(n)d 行。") % {
@@ -61,7 +61,7 @@ class TeacherMemoryAdmin(TenantScopedAdmin):
         previews = [(subject.identifier, owner_erase(subject=subject, via=ErasureReceipt.Via.ADMIN,
                                                      requested_by=request.user, dry_run=True))
                     for subject in subjects]
-        hidden = {"action": "erase_memory", "confirm": "yes",
+        hidden = {"action": "erase_memory", "post": "yes",
                   admin.helpers.ACTION_CHECKBOX_NAME: [str(user.pk) for user in queryset]}
         return _confirmation(request, self.admin_site.each_context(request), previews=previews, hidden=hidden,
                              title=_("确认彻底删除"))
@@ -104,7 +104,7 @@ class ErasureReceiptAdmin(ReadOnlyTenantAdmin):
             except AppError as exc:
                 form.add_error("end_user", exc.message)
                 return TemplateResponse(request, "admin/privacy/erase_end_user.html", context)
-            if request.POST.get("confirm") == "yes":
+            if request.POST.get("post") == "yes":
                 receipt = owner_erase(subject=subject, via=ErasureReceipt.Via.ADMIN, requested_by=request.user)
                 self.message_user(request, _("已删除该终端用户的全部记忆，回执 %(receipt)s，共 %(n)d 行。") % {
                     "receipt": receipt["receipt_id"], "n": receipt["total"]}, messages.SUCCESS)
@@ -113,7 +113,7 @@ class ErasureReceiptAdmin(ReadOnlyTenantAdmin):
                                   dry_run=True)
             return _confirmation(request, self.admin_site.each_context(request),
                                  previews=[(subject.identifier, preview)],
-                                 hidden={"end_user": subject.identifier, "confirm": "yes"},
+                                 hidden={"end_user": subject.identifier, "post": "yes"},
                                  title=_("确认彻底删除"))
         return TemplateResponse(request, "admin/privacy/erase_end_user.html", context)
 

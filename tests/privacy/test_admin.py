@@ -36,7 +36,7 @@ def test_the_action_first_lists_what_will_go_and_erases_only_after_confirmation(
     html = page.content.decode()
     assert "运行（含输入、输出和装配的上下文）" in html and "确认，永久删除" in html
     assert Run.objects.count() == 2 and not ErasureReceipt.objects.exists()
-    done = client.post(CHANGELIST, {"action": "erase_memory", ACTION_CHECKBOX_NAME: [teacher.pk], "confirm": "yes"},
+    done = client.post(CHANGELIST, {"action": "erase_memory", ACTION_CHECKBOX_NAME: [teacher.pk], "post": "yes"},
                        follow=True)
     assert done.status_code == 200
     assert not Run.objects.exists()
@@ -50,7 +50,7 @@ def test_a_school_admin_lists_and_erases_only_their_own_schools_teachers(school,
     client = _as(school_admin)
     listing = client.get(CHANGELIST).content.decode()
     assert "wang" in listing and "chen" not in listing
-    client.post(CHANGELIST, {"action": "erase_memory", ACTION_CHECKBOX_NAME: [other_teacher.pk], "confirm": "yes"})
+    client.post(CHANGELIST, {"action": "erase_memory", ACTION_CHECKBOX_NAME: [other_teacher.pk], "post": "yes"})
     assert Run.objects.count() == 2 and not ErasureReceipt.objects.exists()
 
 
@@ -63,9 +63,9 @@ def test_an_end_user_is_erased_through_a_form_and_a_confirmation(school, school_
     assert client.get(url).status_code == 200
     preview = client.post(url, {"end_user": "s1"}).content.decode()
     assert "确认，永久删除" in preview and Run.objects.count() == 2
-    client.post(url, {"end_user": "s1", "confirm": "yes"})
+    client.post(url, {"end_user": "s1", "post": "yes"})
     assert list(Run.objects.values_list("tenant__slug", flat=True)) == ["erzhong"]
-    blank = client.post(url, {"end_user": "  ", "confirm": "yes"})
+    blank = client.post(url, {"end_user": "  ", "post": "yes"})
     assert blank.status_code == 200 and "errorlist" in blank.content.decode()  # refused in the form
     assert ErasureReceipt.objects.count() == 1
 
