@@ -85,3 +85,14 @@ def test_the_memory_page_offers_the_export_and_it_downloads_only_my_memory(
 
 def test_the_export_needs_a_login(client):
     assert client.get("/memory/export/").status_code == 302
+
+
+def test_an_archived_conversation_can_be_deleted_from_its_read_only_page(client, teacher, conversation):
+    client.force_login(teacher)
+    client.post(f"/api/threads/{conversation.pk}/archive")
+    html = client.get(f"/chat/t/{conversation.pk}/").content.decode()
+    notice = html[html.index('id="archived-notice"'):]
+    notice = notice[:notice.index("</div>")]
+    assert f"/chat/t/{conversation.pk}/delete/" in notice  # visible; the usual actions are hidden there
+    client.post(f"/chat/t/{conversation.pk}/delete/")
+    assert not Thread.objects.filter(pk=conversation.pk).exists()
