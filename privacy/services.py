@@ -360,9 +360,11 @@ class _Pass:
             task = item.task
             if task.get("func") == MEMORY_JOB and set(map(str, task.get("args") or ())) & wanted:
                 self.counts["queue_items"] += OrmQ.objects.filter(pk=item.pk).delete()[0]
-        names = [f"memory {run_id}" for run_id in run_ids]
-        names += [f"{name} sweep {n}" for name in names for n in range(1, settings.MEMORY_SWEEP_MAX + 1)]
-        self.counts["task_results"] += Task.objects.filter(func=MEMORY_JOB, name__in=names).delete()[0]
+        # Their results: the runner and the reconciler name each job "memory <run id>[ <note>]".
+        results = [pk for pk, name in Task.objects.filter(func=MEMORY_JOB).values_list("pk", "name")
+                   if name.startswith("memory ") and name.split(" ")[1] in wanted]
+        if results:
+            self.counts["task_results"] += Task.objects.filter(pk__in=results).delete()[0]
 
     def _redact_contexts(self) -> None:
         """Cut erased content out of the stored prompts of runs that remain (another

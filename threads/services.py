@@ -14,13 +14,14 @@ cursor where it was for the next run's job to catch up.
 import logging
 import re
 
+from django.db import transaction
 from django.utils import timezone
 
 from core.errors import AppError
 from core.text import validate_text
 from core.fencing import FILTERED
 from agents.memory_llm import memory_complete
-from agents.models import Run
+from agents.models import MemoryOp, Run
 from core.tokens import count_tokens, truncate_tokens
 from threads import prompts
 from threads.models import Thread
@@ -131,13 +132,18 @@ def thread_compress(*, thread_id: str, run: Run | None = None) -> str:
         ))
         if not turns:
             return outcome
-        summary = _fold(agent=agent, thread=thread, run=run, summary=state["rolling_summary"], turns=turns)
-        if summary is None:
+        folded = _fold(agent=agent, thread=thread, run=run, summary=state["rolling_summary"], turns=turns)
+        if folded is None:
             log.warning("compressing thread %s failed; cursor left at %s", thread_id, state["summary_upto_at"])
             return "failed"
-        published = Thread.objects.filter(pk=thread_id, summary_upto_at=state["summary_upto_at"]).update(
-            rolling_summary=summary, summary_upto_at=turns[-1].created_at
-        )
+        summary, op = folded
+        with transaction.atomic():
+            published = Thread.objects.filter(pk=thread_id, summary_upto_at=state["summary_upto_at"]).update(
+                rolling_summary=summary, summary_upto_at=turns[-1].created_at
+            )
+            if published:
+                # Which runs this summary now covers, in the same transaction as the cursor.
+                MemoryOp.objects.filter(pk=op.pk).update(covered_runs=[turn.pk for turn in turns])
         if published:
             chunks += 1
             outcome = "compressed"
@@ -190,8 +196,9 @@ def _untrusted(text: str, *, language: str, limit: int, keep: str = "head") -> s
     return _COMPRESS_LABELS.sub(FILTERED.get(language, FILTERED["en"]), cleaned)
 
 
-def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str | None:
-    """The new summary for `summary` + `turns`, within the summary budget; None on failure."""
+def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> tuple[str, MemoryOp] | None:
+    """The new summary for `summary` + `turns`, within the summary budget, and the
+    MemoryOp of the folding call; None on failure."""
     language = agent.language
     limit = agent.budget_thread_summary
     scope = {"agent": agent, "kind": "compress", "run": run, "thread": thread}
@@ -205,6 +212,7 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str 
     if result is None:
         return None
     new_summary = result.text.strip()
+    fold_op = result.op
     if not new_summary:
         return None  # an empty answer would silently drop the turns: treat it as a failure
     for _ in range(COMPRESS_SHORTEN_TRIES):
@@ -221,4 +229,4 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str 
     if count_tokens(new_summary) > limit:
         # The last resort: keep the most recent part of a rolling summary.
         new_summary = truncate_tokens(new_summary, limit, keep="tail")
-    return new_summary
+    return new_summary, fold_op

@@ -6,7 +6,8 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import IntegrityError
-from django_q.models import OrmQ
+from django.utils import timezone
+from django_q.models import OrmQ, Success
 from django_q.signing import SignedPackage
 
 from agents.actor import Actor
@@ -71,16 +72,23 @@ def test_the_receipt_names_nobody_and_holds_no_content(school, teacher, archivin
 
 
 @pytest.mark.django_db
-def test_it_removes_the_queue_items_waiting_for_the_erased_runs_only(school, teacher, second_teacher, agent):
+def test_it_removes_the_queue_items_and_job_results_of_the_erased_runs_only(school, teacher, second_teacher, agent):
     mine = run_sync(actor=Actor(tenant=school, user=teacher), agent=agent, input="出题")
     theirs = run_sync(actor=Actor(tenant=school, user=second_teacher), agent=agent, input="出题")
     _queue_item(mine.pk)
     kept = _queue_item(theirs.pk)
 
+    now = timezone.now()
+    for n, (run, name) in enumerate([(mine, f"memory {mine.pk}"), (mine, f"memory {mine.pk} resend 1"),
+                                     (theirs, f"memory {theirs.pk}")]):
+        Success.objects.create(id=f"task{n}", name=name, func="agents.tasks.memory_job", args=(run.pk,),
+                               started=now, stopped=now, success=True, result="done")
+
     receipt = owner_erase(subject=subject_for_teacher(tenant=school, username="wang"), via="command")
 
-    assert receipt["counts"]["queue_items"] == 1
+    assert receipt["counts"]["queue_items"] == 1 and receipt["counts"]["task_results"] == 2
     assert list(OrmQ.objects.values_list("pk", flat=True)) == [kept.pk]
+    assert list(Success.objects.values_list("name", flat=True)) == [f"memory {theirs.pk}"]
 
 
 @pytest.mark.django_db

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents', '0005_merge_0004_i12_stopped_0004_i12_verbose_names'),
+        ('agents', '0006_merge_i11_i12'),
     ]
 
     operations = [
