@@ -5,7 +5,9 @@ from django.utils.translation import gettext_lazy as _
 
 from agents.admin_base import (OwnerColumnMixin, ReadOnlyTenantAdmin, ScopedAgentFilter, TenantScopedAdmin, run_link,
                                text_preview, token_pair)
+from agents.admin_provider import AgentProviderAdminMixin
 from agents.models import Agent, ApiKey, MemoryOp, Run, Tenant, User
+from agents.services import school_secret_prefix
 
 
 @admin.register(Tenant)
@@ -25,24 +27,18 @@ class UserAdmin(BaseUserAdmin):
 
 
 @admin.register(Agent)
-class AgentAdmin(TenantScopedAdmin):
+class AgentAdmin(AgentProviderAdminMixin, TenantScopedAdmin):
     list_display = ("name", "id", "tenant", "provider_kind", "model", "language", "local_first")
     list_filter = ("provider_kind", "language", "local_first")
     search_fields = ("name", "id")
     readonly_fields = ("id", "created_at")
     ordering = ("-created_at",)
 
-    def get_readonly_fields(self, request, obj=None):
-        fields = tuple(super().get_readonly_fields(request, obj))
-        if not request.user.is_superuser:
-            # The NAME of an environment variable whose value is sent to base_url: only an
-            # operator may choose it, or a school admin could send any server secret anywhere.
-            fields += ("api_key_env",)
-        return fields
-
     def save_model(self, request, obj, form, change):
-        if not request.user.is_superuser and change and {"base_url", "provider_kind"} & set(form.changed_data):
-            obj.api_key_env = ""  # a secret chosen for one endpoint never follows the agent to another
+        if (not request.user.is_superuser and change and {"base_url", "provider_kind"} & set(form.changed_data)
+                and not obj.api_key_env.startswith(school_secret_prefix(obj.tenant))):
+            # A secret the operator chose for one endpoint never follows the agent to another.
+            obj.api_key_env = ""
         super().save_model(request, obj, form, change)
 
 

@@ -180,15 +180,15 @@ class Run(models.Model):
     memory_sweeps = models.PositiveSmallIntegerField(_("记忆任务重发次数"), default=0)  # re-enqueued by memory_sweep
     # The outbox (agents/tasks.py): each write-path step's last outcome, by layer name
     # ("done", "skipped", "retry"), and the lease of the job working on it right now.
-    memory_steps = models.JSONField(default=dict, blank=True)
-    memory_attempts = models.PositiveSmallIntegerField(default=0)  # jobs that took the lease
-    memory_lease_token = models.CharField(max_length=32, blank=True, default="")
-    memory_leased_at = models.DateTimeField(null=True, blank=True)
-    memory_lease_until = models.DateTimeField(null=True, blank=True)
-    memory_retry_at = models.DateTimeField(null=True, blank=True)  # a step asked to be retried then
+    memory_steps = models.JSONField(_("记忆步骤"), default=dict, blank=True)
+    memory_attempts = models.PositiveSmallIntegerField(_("记忆任务尝试次数"), default=0)  # jobs that took the lease
+    memory_lease_token = models.CharField(_("租约令牌"), max_length=32, blank=True, default="")
+    memory_leased_at = models.DateTimeField(_("租约开始时间"), null=True, blank=True)
+    memory_lease_until = models.DateTimeField(_("租约到期时间"), null=True, blank=True)
+    memory_retry_at = models.DateTimeField(_("重试时间"), null=True, blank=True)  # a step asked to be retried then
     # Refreshed every few seconds while the run's reply is being produced; a run whose
     # heartbeat stopped lost its server process and is failed as "abandoned".
-    heartbeat_at = models.DateTimeField(default=timezone.now)
+    heartbeat_at = models.DateTimeField(_("心跳时间"), default=timezone.now)
 
     class Meta:
         verbose_name = _("运行")
@@ -255,7 +255,7 @@ class MemoryOp(models.Model):
     rejected_count = models.PositiveIntegerField(_("红线拦截数"), default=0)
     # The runs a published compression folded into the summary (empty for other kinds and
     # for folds discarded after a lost race), so "each run folded once" is checkable.
-    covered_runs = models.JSONField(default=list, blank=True)
+    covered_runs = models.JSONField(_("覆盖的运行"), default=list, blank=True)
     at = models.DateTimeField(_("时间"), default=timezone.now, db_index=True)
 
     class Meta:

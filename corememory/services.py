@@ -26,7 +26,7 @@ from django.utils.translation import gettext
 
 from core.errors import AppError, NotFound
 from agents.layers import StepResult
-from agents.memory_llm import memory_complete
+from agents.memory_llm import memory_complete, memory_model_available
 from agents.outbox import lease_live_until
 from agents.models import Agent, MemoryOp, Run
 from core import redline
@@ -305,12 +305,17 @@ def candidates_extract_for_run(*, run: Run) -> StepResult:
     """Ask the agent's own provider for facts worth keeping and store them as candidates.
 
     Idempotent (a claim per run); a failed run is not mined (skipped); a claim another
-    job still holds is retried after it runs out, never dropped; a sensitive proposal
+    job still holds is retried after it runs out, never dropped; nothing is mined for an
+    agent with no provider fit for memory work (skipped); a sensitive proposal
     is counted on the MemoryOp and dropped, its text stored and logged nowhere. A model
     failure is an outcome (provider_failed), not a retry: the exchange stays in recall.
     """
     if run.status != Run.Status.COMPLETED:
         return StepResult.skipped("not completed")
+    if not memory_model_available(run.agent):
+        # No model fit to judge what is worth keeping (the built-in demo model): propose
+        # nothing rather than fill 待确认 with junk, and leave the CPU to the chat.
+        return StepResult.skipped("no memory model")
     instead = _claim_extraction(run)
     if instead is not None:
         return instead

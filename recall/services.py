@@ -8,7 +8,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from core.fencing import sanitize_untrusted
-from agents.memory_llm import memory_complete
+from agents.memory_llm import memory_complete, memory_model_available
 from agents.models import Run
 from agents.providers import ProviderError, provider_for_agent
 from core.tokens import count_tokens, truncate_tokens
@@ -56,10 +56,12 @@ def _model_summary_is_cheap(run) -> bool:
 
 
 def recall_summary(run) -> tuple[str, str, str]:
-    """(input, summary, kind) for a finished run. May call a model: never inside a transaction."""
+    """(input, summary, kind) for a finished run. May call a model: never inside a transaction.
+    With no provider fit for memory work (the built-in demo model), always an excerpt."""
     input_text = truncate_tokens(run.input.strip(), INPUT_TOKENS)
     mode = settings.RECALL_SUMMARY_MODE
-    if mode == "excerpt" or (mode == "auto" and not _model_summary_is_cheap(run)):
+    if mode == "excerpt" or not memory_model_available(run.agent) or (
+            mode == "auto" and not _model_summary_is_cheap(run)):
         return input_text, _excerpt(run, input_text), RecallEntry.SummaryKind.EXCERPT
     language = run.agent.language if run.agent.language in SUMMARY_PROMPT else "zh"
     teacher, assistant = TURN[language]

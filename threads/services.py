@@ -17,10 +17,11 @@ import re
 from django.db import transaction
 from django.utils import timezone
 
+from core import redline
 from core.errors import AppError
 from core.text import validate_text
 from core.fencing import FILTERED
-from agents.memory_llm import memory_complete
+from agents.memory_llm import memory_complete, memory_model_available, memory_op_record
 from agents.models import MemoryOp, Run
 from core.tokens import count_tokens, truncate_tokens
 from threads import prompts
@@ -43,6 +44,8 @@ COMPRESS_MAX_CHUNKS = 10
 COMPRESS_MAX_RACES = 5
 #: "shorten it" requests before the summary is hard-truncated
 COMPRESS_SHORTEN_TRIES = 1
+#: an extractive summary keeps at most this much of each request
+EXTRACTIVE_TURN_TOKENS = 120
 
 # The compression prompt's own labels: history must not be able to close its fence.
 _COMPRESS_LABELS = re.compile(
@@ -199,6 +202,14 @@ def _untrusted(text: str, *, language: str, limit: int, keep: str = "head") -> s
 def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> tuple[str, MemoryOp] | None:
     """The new summary for `summary` + `turns`, within the summary budget, and the
     MemoryOp of the folding call; None on failure."""
+    if not memory_model_available(agent):
+        summary = extractive_summary(language=agent.language, summary=summary, turns=turns,
+                                     limit=agent.budget_thread_summary)
+        # No model call, but the fold is recorded like any other, so which runs a summary
+        # covers stays checkable (MemoryOp.covered_runs).
+        op = memory_op_record(agent=agent, run=run, thread=thread, kind=MemoryOp.Kind.COMPRESS,
+                              provider_kind="extractive")
+        return summary, op
     language = agent.language
     limit = agent.budget_thread_summary
     scope = {"agent": agent, "kind": "compress", "run": run, "thread": thread}
@@ -230,3 +241,43 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> tupl
         # The last resort: keep the most recent part of a rolling summary.
         new_summary = truncate_tokens(new_summary, limit, keep="tail")
     return new_summary, fold_op
+
+
+# --- the extractive fallback (no model fit for memory work) -----------------------------
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|\n")
+
+
+def extractive_summary(*, language: str, summary: str, turns: list[Run], limit: int) -> str:
+    """A summary without a model: the teacher's requests and decisions, one line each,
+    in time order, appended to the previous summary; the oldest lines go first when the
+    budget is full. Every sentence passes red line 2 (a refused one becomes a
+    placeholder) and the history sanitizer, like anything injected into a prompt."""
+    lang = language if language in prompts.FENCE else "zh"
+    user = prompts.fence(lang)["user"]
+    lines = [_redacted(line, language=lang) for line in (summary or "").splitlines()]
+    for turn in turns:
+        request = " ".join(_untrusted(turn.input, language=lang, limit=EXTRACTIVE_TURN_TOKENS).split())
+        if request:
+            lines.append(user + _redacted(request, language=lang))
+    lines = [line for line in lines if line.strip()]
+    while len(lines) > 1 and count_tokens("\n".join(lines)) > limit:
+        lines.pop(0)
+    return truncate_tokens("\n".join(lines), limit, keep="tail")
+
+
+def _redacted(text: str, *, language: str) -> str:
+    """`text` with every sentence red line 2 refuses replaced by one placeholder."""
+    placeholder = prompts.REDACTED[language]
+    kept: list[str] = []
+    for sentence in _SENTENCE_END.split(text):
+        if not sentence.strip():
+            continue
+        if redline.check(sentence):
+            if not kept or kept[-1] != placeholder:
+                kept.append(placeholder)
+        else:
+            kept.append(sentence.strip())
+    joined = "".join(kept) if language == "zh" else " ".join(kept)
+    # A number split across two sentences is only whole again once they are joined.
+    return placeholder if redline.check(joined) else joined

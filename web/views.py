@@ -12,9 +12,11 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from agents.actor import Actor
+from agents.providers import runs_on_builtin_model
 from core.errors import NotFound
 from agents.selectors import agents_for_tenant, run_get_for_actor
 from corememory.services import MAX_CONFIRMED
@@ -24,7 +26,7 @@ from threads.selectors import thread_get_for_actor, thread_runs, threads_for_act
 from web.charts import cost_chart
 from web.errors import SERVER_SENTENCES, friendly_errors_table
 from web.export import DOCX_TYPE, MARKDOWN_TYPE, content_disposition, docx_bytes, export_filename, markdown_bytes
-from web.selectors import costs_per_day
+from web.selectors import costs_per_day, usage_per_agent
 
 SESSION_AGENT = "web_agent_id"
 COST_WINDOWS = (7, 14, 30, 90)
@@ -201,6 +203,33 @@ def run_row(request, run_id: str):
     return render(request, "web/run_row.html", {"run": run})
 
 
+#: the memory layers by the names a teacher reads in "模型看到了什么"
+LAYER_NAMES = {
+    "core": gettext_lazy("核心记忆（你确认过的事实）"),
+    "thread": gettext_lazy("本会话前情"),
+    "recall": gettext_lazy("相关的过往对话"),
+    "kb": gettext_lazy("知识库资料"),
+}
+
+
+@teacher_page
+@require_GET
+def run_context(request, run_id: str):
+    """What the model was sent for one reply: its memory sections (layer, tokens, budget)
+    in prompt order, as a fragment for the reply's drawer. The same snapshot
+    /api/runs/{id}/context returns; every text is escaped by the template."""
+    run = _not_found_as_404(run_get_for_actor, actor=actor_for(request), run_id=run_id)
+    snapshot = run.context or {}
+    sections = [{**section, "layer_name": LAYER_NAMES.get(section.get("layer"), section.get("label") or "")}
+                for section in snapshot.get("sections", [])]
+    return render(request, "web/run_context.html", {
+        "run": run,
+        "sections": sections,
+        "total_tokens": snapshot.get("total_tokens", 0),
+        "total_budget": snapshot.get("total_budget", run.agent.budget_total),
+    })
+
+
 @teacher_page
 @require_GET
 def thread_rows(request):
@@ -224,6 +253,19 @@ def choose_agent(request):
     return redirect(target)
 
 
+def provenance_ui() -> dict:
+    """Where a fact came from, in the page's language (the memory page fills them in)."""
+    return {
+        "from_conversation": _("来自 {date} 的对话「{excerpt}」"),
+        "view_reply": _("查看那次回复"),
+        "source_gone": _("来源对话已删除"),
+        "confirmed_by": _("{who} 于 {date} 确认"),
+        "added_by": _("{who} 于 {date} 手动添加"),
+        "confirmed_at": _("于 {date} 确认"),
+        "seen": _("提出过 {n} 次"),
+    }
+
+
 @teacher_page
 @require_GET
 def memory(request):
@@ -239,9 +281,24 @@ def memory(request):
         "saved": _("已保存。"),
         "deleted": _("已删除。"),
         "evicted": _("已确认的事实满 {max} 条了，最久没用到的这条已被移除：{text}"),
+        **provenance_ui(),
     }
     context = {"agent": agent, "max_facts": MAX_CONFIRMED, "page_config": _page_config(ui=ui), "active": "memory"}
     return render(request, "web/memory.html", context)
+
+
+@teacher_page
+@require_GET
+def help_model(request):
+    """How to connect a real model: where the chat's built-in-model notice links."""
+    from agents.services import school_secret_prefix
+
+    agent = current_agent(request)
+    return render(request, "web/help_model.html", {
+        "agent": agent,
+        "on_builtin": agent is not None and runs_on_builtin_model(agent),
+        "secret_example": f"{school_secret_prefix(request.user.tenant)}QWEN_API_KEY",
+    })
 
 
 @teacher_page
@@ -253,19 +310,27 @@ def costs(request):
         days = DEFAULT_COST_WINDOW
     if days not in COST_WINDOWS:
         days = DEFAULT_COST_WINDOW
-    rows = costs_per_day(actor=actor_for(request), days=days)
+    actor = actor_for(request)
+    rows = costs_per_day(actor=actor, days=days)
+    total_run, total_memory = sum(row.run_cost for row in rows), sum(row.memory_cost for row in rows)
+    # Everything free (a local model): money would be an empty axis, so chart the tokens.
+    free = not (total_run or total_memory)
     context = {
         "days": days,
         "windows": COST_WINDOWS,
         "rows": rows,
         "rows_with_cost": [row for row in reversed(rows) if row.runs or row.memory_ops],
-        "chart": cost_chart(rows),
-        "total_run": sum(row.run_cost for row in rows),
-        "total_memory": sum(row.memory_cost for row in rows),
+        "agents_usage": usage_per_agent(actor=actor, days=days),
+        "chart": cost_chart(rows, metric="tokens" if free else "cost"),
+        "free": free,
+        "total_run": total_run,
+        "total_memory": total_memory,
+        "total": total_run + total_memory,
         "total_runs": sum(row.runs for row in rows),
         "total_ops": sum(row.memory_ops for row in rows),
+        "total_run_tokens": sum(row.run_tokens for row in rows),
+        "total_memory_tokens": sum(row.memory_tokens for row in rows),
         "currency": settings.COST_CURRENCY,
         "active": "costs",
     }
-    context["total"] = context["total_run"] + context["total_memory"]
     return render(request, "web/costs.html", context)

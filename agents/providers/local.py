@@ -69,6 +69,9 @@ def _close_model() -> None:
 
 class LocalProvider(Provider):
     kind = "local"
+    # SmolLM2-135M is a smoke-test model: it cannot summarise Chinese or judge which facts
+    # matter, and every memory call would run on the cores serving the teacher's chat.
+    fit_for_memory = False
 
     @property
     def is_local(self) -> bool:

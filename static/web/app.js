@@ -426,6 +426,32 @@
     root.dataset.ready = "1";
   }
 
+  /* ------------------------------------------------- what the model saw */
+
+  /* A reply's "模型看到了什么" drawer loads its context sections the first time it is
+   * opened: a server-rendered, escaped fragment (never model text through innerHTML). */
+  document.addEventListener("toggle", function (event) {
+    var drawer = event.target;
+    if (!drawer.classList || !drawer.classList.contains("context-drawer") || !drawer.open) return;
+    if (drawer.dataset.loaded) return;
+    drawer.dataset.loaded = "loading";
+    var body = drawer.querySelector(".context-body");
+    fetch(drawer.dataset.url, { credentials: "same-origin", headers: headers({ Accept: "text/html" }) }).then(
+      function (response) {
+        if (expired(response)) return;
+        if (!response.ok) throw new Error(String(response.status));
+        return response.text().then(function (html) {
+          body.textContent = "";
+          body.appendChild(fragment(html));
+          drawer.dataset.loaded = "1";
+        });
+      }
+    ).catch(function () {
+      body.textContent = errorText("network");
+      delete drawer.dataset.loaded;
+    });
+  }, true);
+
   /* ---------------------------------------------------------- memory panel */
 
   function initMemory(root) {
@@ -455,7 +481,48 @@
       li.querySelector(".fact-text").textContent = item.text;
       var meta = li.querySelector(".meta");
       if (meta) meta.textContent = confidenceText(item.confidence);
+      provenance(li.querySelector(".provenance"), item);
       return li;
+    }
+
+    function when(iso) {
+      if (!iso) return "";
+      var lang = document.documentElement.lang || undefined;
+      try {
+        return new Date(iso).toLocaleString(lang, { year: "numeric", month: "numeric", day: "numeric",
+                                                   hour: "2-digit", minute: "2-digit" });
+      } catch (e) { return iso.slice(0, 16).replace("T", " "); }
+    }
+
+    /* Where a fact or candidate came from (the conversation and the reply, as a link),
+     * and who confirmed it when. Text only through textContent. */
+    function provenance(slot, item) {
+      if (!slot) return;
+      var parts = [];
+      if (item.source_thread) {
+        var from = document.createElement("span");
+        from.className = "source";
+        from.textContent = format(ui.from_conversation, { date: when(item.source_at), excerpt: item.source_excerpt || "" }) + " ";
+        var link = document.createElement("a");
+        link.className = "source-link";
+        link.href = root.dataset.threadUrl.replace("THREAD_ID", encodeURIComponent(item.source_thread)) +
+          "#turn-" + encodeURIComponent(item.source_run);
+        link.textContent = ui.view_reply;
+        from.appendChild(link);
+        parts.push(from);
+      } else if (item.origin !== "manual") {
+        parts.push(document.createTextNode(ui.source_gone));
+      }
+      if (item.confirmed_at) {
+        var template = item.origin === "manual" ? ui.added_by : (item.confirmed_by_name ? ui.confirmed_by : ui.confirmed_at);
+        parts.push(document.createTextNode(format(template, { who: item.confirmed_by_name || "", date: when(item.confirmed_at) }).trim()));
+      }
+      if (item.seen_count > 1) parts.push(document.createTextNode(format(ui.seen, { n: item.seen_count })));
+      parts.forEach(function (part, index) {
+        if (index) slot.appendChild(document.createTextNode(" · "));
+        slot.appendChild(part);
+      });
+      show(slot, parts.length > 0);
     }
 
     function fill(listId, emptyId, countId, items, templateId, max) {
