@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('agents', '0007_i13_retention'),
+        ('agents', '0008_i13_retention'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -7,7 +7,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents', '0007_i13_retention'),
+        ('agents', '0008_i13_retention'),
         ('privacy', '0001_i13_receipts'),
     ]
 

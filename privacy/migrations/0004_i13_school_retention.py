@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents', '0007_i13_retention'),
+        ('agents', '0008_i13_retention'),
         ('privacy', '0003_i13_retention_schedule'),
     ]
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('agents', '0006_merge_i11_i12'),
+        ('agents', '0007_i11_verbose_names'),
     ]
 
     operations = [
