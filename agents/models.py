@@ -16,6 +16,10 @@ class Tenant(models.Model):
     id = models.CharField(_("编号"), primary_key=True, max_length=32, default=ids.new_tenant_id, editable=False)
     slug = models.SlugField(_("代号"), max_length=64, unique=True)
     name = models.CharField(_("名称"), max_length=200)
+    # Runs and recall entries older than this are erased by the periodic sweep (privacy app).
+    retention_days = models.PositiveIntegerField(
+        _("保留天数"), default=0, help_text=_("超过这么多天的运行记录和相关历史将被永久删除；0 表示不自动删除。")
+    )
     created_at = models.DateTimeField(_("创建时间"), default=timezone.now, editable=False)
 
     class Meta:

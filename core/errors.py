@@ -46,6 +46,10 @@ MESSAGES = {
     "document_too_long": _("文档太长。"),
     "file_too_large": _("文件太大。"),
     "not_document_owner": _("只有上传者、学校管理员或本校 API 密钥可以删除这份文档。"),
+    # privacy: erase and export
+    "one_subject": _("请只指定一位教师（teacher）或一位终端用户（user）。"),
+    "api_key_required": _("只有本校的 API 密钥或学校管理员可以执行删除。"),
+    "user_required": _("请用 ?user= 指定要导出的终端用户。"),
 }
 
 # What NotFound names, by the developer's word for it.
@@ -56,6 +60,8 @@ NOT_FOUND_WHAT = {
     "fact": _("事实"),
     "candidate": _("候选事实"),
     "document": _("文档"),
+    "school": _("学校"),
+    "teacher": _("教师"),
 }
 
 

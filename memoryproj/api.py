@@ -116,9 +116,11 @@ def _plain(errors):
 from agents.api import router as agents_router  # noqa: E402
 from corememory.api import router as corememory_router  # noqa: E402
 from knowledge.api import router as knowledge_router  # noqa: E402
+from privacy.api import router as privacy_router  # noqa: E402
 from threads.api import router as threads_router  # noqa: E402
 
 api.add_router("/", agents_router)
 api.add_router("/", corememory_router)
 api.add_router("/", threads_router)
 api.add_router("/", knowledge_router)
+api.add_router("/", privacy_router)

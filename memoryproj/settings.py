@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "recall",
     "knowledge",
     "web",
+    "privacy",
 ]
 
 MIDDLEWARE = [
@@ -102,7 +103,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # which is what really cures "database is locked" with the web server and the
     # django-q2 pusher/monitor/worker all writing.
     DATABASES["default"]["OPTIONS"] = {
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        # secure_delete: erased rows are overwritten with zeros, not left readable in free pages.
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON;",
         "transaction_mode": "IMMEDIATE",
         "timeout": env_int("SQLITE_BUSY_TIMEOUT", 30),
     }
