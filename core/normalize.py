@@ -20,7 +20,7 @@ teacher's original text. The steps, in order:
    (one three eight …, ninety-two);
 7. letters spelled one by one are joined (A.D.H.D -> adhd);
 8. separators inside a long run of digits are removed (138-12-34-56-78, "11 01 05 …",
-   1.3.8…) when one separator is used throughout (or the groups are all of one digit,
+   1.3.8…) when its groups have at most four digits and one separator is used throughout (or the groups are all of one digit,
    or all of three or more), unless the groups only go up, as a list of question numbers
    does (1-3-5-7-9-11-13-15), or the run is too short to be an identity, phone or card
    number (dates are 8 digits).
@@ -37,7 +37,7 @@ import unicodedata
 import opencc
 from confusable_homoglyphs import utils as _confusable_data
 
-__all__ = ["normalize", "to_simplified"]
+__all__ = ["fold", "normalize", "to_simplified"]
 
 _MAX_UNESCAPE_ROUNDS = 4
 
@@ -220,7 +220,8 @@ _SPELLED_LETTERS = re.compile(r"(?<![a-z0-9])[a-z](?:(?:[.\-_·*/]\s?|\s?[.\-_·
 _DIGIT_SEP = r"[\s\-‐‑‒–—―−_.·•/\\|()*~,，、+]"
 _DIGIT_CHAIN = re.compile(rf"\d+(?:{_DIGIT_SEP}{{1,3}}\d+)+")
 _DIGIT_SEP_RUN = re.compile(rf"(?<=\d){_DIGIT_SEP}+(?=\d)")
-_MIN_CHAIN_DIGITS = 9  # shorter than any phone, identity or card number (and than a date)
+_MIN_CHAIN_DIGITS = 9
+_MAX_GROUP_DIGITS = 4  # people split a number into groups of one to four digits  # shorter than any phone, identity or card number (and than a date)
 
 
 def _collapse_digit_chain(match: re.Match) -> str:
@@ -228,6 +229,8 @@ def _collapse_digit_chain(match: re.Match) -> str:
     groups = re.findall(r"\d+", chain)
     if sum(map(len, groups)) < _MIN_CHAIN_DIGITS:
         return chain
+    if max(map(len, groups)) > _MAX_GROUP_DIGITS:
+        return chain  # a number of its own next to another one: 110105194912310021 13812345678
     values = [int(g) for g in groups]
     if max(map(len, groups)) <= 3 and all(a < b for a, b in zip(values, values[1:], strict=False)):
         return chain  # 1-3-5-7-9-11-13-15: a list of short numbers that only goes up
@@ -250,8 +253,9 @@ def _unescape(text: str) -> str:
     return text
 
 
-def normalize(text: str) -> str:
-    """`text` folded for matching (see the module docstring). Never store the result."""
+def fold(text: str) -> str:
+    """Steps 1 to 4 only: what normalize() does before lower case and numbers. For the rare
+    match where case carries the meaning (AIDS the disease, not visual aids)."""
     if not text:
         return ""
     text = _unescape(text)
@@ -259,7 +263,14 @@ def normalize(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFC", unicodedata.normalize("NFKD", text).translate(_FOLD))
         text = to_simplified(text)
-    text = text.casefold()
+    return text
+
+
+def normalize(text: str) -> str:
+    """`text` folded for matching (see the module docstring). Never store the result."""
+    if not text:
+        return ""
+    text = fold(text).casefold()
     if not text.isascii():
         text = _CN_RUN.sub(_cn_number, text)
     text = _en_numbers(text)

@@ -1,0 +1,145 @@
+"""Grades, scores and rankings, as regular expressions over normalized text.
+
+The text is lower case, numbers of two or more Chinese numerals are already digits
+(考了九十二 -> 考了92), traditional characters are simplified, and "ninety-two" is 92.
+A single Chinese numeral stays a character (第三, 前十), so ranks accept either.
+Each pattern is one named rule of the table in core.redline, with its own examples.
+"""
+
+_CN1 = "[一二三四五六七八九十两]"
+NUM = rf"(?:\d+|{_CN1})"
+SUBJECTS = ("语文|数学|英语|外语|物理|化学|生物|历史|地理|政治|道法|道德与法治|科学|信息技术|信息|体育|音乐|美术|"
+            "理综|文综|平均分|均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测")
+_EN_SUBJECTS = ("math|maths|mathematics|english|physics|chemistry|biology|history|geography|science|chinese|"
+                "literature|art|music|pe|reading|writing|french|spanish|german|economics|computing|algebra|geometry")
+# What may follow a number that is NOT a score: 45分钟, 第3章, 10道题, 教了20年 …
+_NOT_A_SCORE_UNIT = (r"分钟|章|节|课|题|道|页|个|人|名|班|级|届|次|周|天|小时|年|岁|篇|套|份|册|单元|讲|词|本|组|号|楼|室|"
+                     r"%|[.．]\d|\d|分制|分的|分值|分满分")
+_RANK_NOT_UNIT = (r"[\d一二三四五六七八九十百]|\s*(?:[节周章课天页题单元行列组排次个道位批届期段部场轮种类项]|分钟|小时|"
+                  r"的\s*(?:题|知识|错|内容|原因|问题|作品|单词|词|书|课))")
+_EN_MARK = r"(?:scores?|marks?|results?|grades?|points?)"
+_EN_VALUE = (r"(?:\d{2,3}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words|"
+             r"marks? each))|[a-f][+\-]?(?![a-z0-9]))")
+_GROUPS = r"年级|班级|全班|全年级|全校|班上|班里|班内|级部|学校|校内|全区|区里|全市|市里|全省|省里|考场|小组内"
+_LEVELS = r"优秀|优良|良好|中等|合格|及格|不合格|不及格|待合格|待提高|较差|优|良|差"
+
+SCORE_RULES_ZH = {
+    # 数学92, 数学 92 分, 语文考了88, 英语成绩76, 物理期末 85, 平均分78, 成绩：90
+    "score_subject_number": (
+        rf"(?:{SUBJECTS})\s*(?:成绩|分数|考试|期中|期末|月考|测验|考)?\s*(?:[:：是为]|考了?|考得|得了?|拿了?|只有|才|有)?\s*"
+        rf"\d{{1,3}}(?:\.\d+)?(?!\s*(?:{_NOT_A_SCORE_UNIT}))",
+        ["李华数学92", "她英语成绩76", "張偉物理期末 59", "小明数学考了九十二分", "成绩：90", "化学得了3分"],
+        ["数学课每周5节", "数学3班和5班", "一节数学课45分钟", "数学第3章", "期末考试在第18周"],
+    ),
+    # 考了85分, 只考了59, 拿了满分, 得了零分
+    "score_exam_result": (
+        r"(?:考了|考得|考到|考出|只考|才考|得了|拿了|没考到|考试得|考试拿|测验得)\s*(?:\d{1,3}(?:\.\d+)?\s*"
+        r"(?:[几多]\s*)?(?:分(?!钟)|(?![\s\u4e00-\u9fff\d]))|满分|零分|" + _CN1 + r"分(?!钟))",
+        ["小明期中考了85分", "只考了59", "考了九十二", "拿了满分的是刘洋", "只考了四十几分"],
+        ["考了三个单元的内容", "得了一等奖"],
+    ),
+    # 总分620 (but not 试卷总分150 / 卷面总分)
+    "score_total": (
+        r"(?<![卷面])总分\s*(?:[:：是为]|考了?|达到)?\s*\d{2,3}",
+        ["总分620，能上重点"],
+        ["卷面总分120分", "试卷总分150"],
+    ),
+    # 排名第3, 排名前10, 年级排名 5
+    "score_rank_word": (
+        rf"排名\s*(?:第|前|后|倒数第?)?\s*{NUM}(?!{_RANK_NOT_UNIT})|名次\s*[:：是为]?\s*(?:第)?\s*{NUM}|名列\s*(?:第|前)",
+        ["这次月考排名第3", "年级排名 15", "名次：第十二", "名列前茅"],
+        ["排名前三的题型", "按难度排名第3题"],
+    ),
+    # 年级排第三, 排在倒数第二 (but not 安排第3周)
+    "score_rank_placed": (
+        rf"(?<![安编彩并])排(?:在|到|了)?\s*(?:第|倒数第?)\s*{NUM}(?!{_RANK_NOT_UNIT})",
+        ["他在班里排倒数第二", "年级排第三"],
+        ["安排第3周复习", "排在第二节课"],
+    ),
+    # 第3名, 第一名, 前十名, 年级前十, 班级第三
+    "score_rank_place": (
+        rf"第\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片])|前\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片])|"
+        rf"(?:{_GROUPS})\s*(?:排名|排)?\s*(?:的)?\s*(?:第|前|后|倒数第?)\s*{NUM}(?!{_RANK_NOT_UNIT})|"
+        rf"倒数\s*第?\s*{NUM}(?!{_RANK_NOT_UNIT}|\s*[秒分时])",
+        ["他是年级第3名", "进了年级前十", "班级第三", "小红考了全班第一名", "全班倒数第二"],
+        ["前十道题", "第二节课", "全班第一个交卷", "年级第3次教研", "第3名著导读"],
+    ),
+    # 绩点3.5, 85/100, 3.7/4.0
+    "score_gpa_fraction": (
+        r"绩点\s*[:：是为]?\s*\d|(?<![\d/.])\d{1,3}(?:\.\d+)?\s*/\s*(?:100|120|150|750|4\.0|5\.0)(?![\d/.])",
+        ["绩点3.5", "Lily got 85/100 in the quiz"],
+        ["用1/4和3/8举例", "第3/10题"],
+    ),
+    # 数学B+, 语文等级为A, 英语评为优, 成绩：良好, 数学优秀 (a grade letter or word after a subject)
+    "score_letter_or_level": (
+        rf"(?:{SUBJECTS}|等级|等第|评定|评级|考评|测评|综合评价)\s*(?:成绩|等级|等第|考试)?\s*"
+        rf"(?:[:：是为]|评为|评定为|被评为|得了?|拿了?|考了?|只有|才)?\s*"
+        rf"(?:[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]|的成绩|等))",
+        ["数学B+", "语文等级为A", "英语评为优", "成绩：良好", "王芳数学优秀。", "期末评定：不合格"],
+        ["试卷分A卷和B卷", "数学A层班", "数学优秀的同学可以做拓展题", "成绩优良中差四档怎么定义"],
+    ),
+    # Words that are themselves a grade, or pass/fail of an exam.
+    "score_fail_words": (
+        r"不及格|没及格|没有及格|挂科|考砸|零分|没考过|补考|不合格|没过线|考试没过",
+        ["赵磊这次数学不及格", "小李补考了"],
+        ["及格线是60分"],
+    ),
+}
+
+SCORE_RULES_EN = {
+    "score_scored": (
+        r"(?<!\bis )(?<!\bare )(?<!\bbe )\bscor(?:ed|es|ing)\s+(?:(?:a|an|only|just|about|around|nearly|over|under|"
+        r"below|above|exactly)\s+)*\d",
+        ["Tom scored 85 on the midterm", "he scored ninety-two", "scores 61 in maths"],
+        ["the quiz is scored out of 20", "a well-scored essay"],
+    ),
+    "score_subject_mark": (
+        rf"(?:\b(?:test|exam|quiz|{_EN_SUBJECTS}|final|midterm|sat|act)\s*{_EN_MARK}|\b(?:his|her|their)\s+(?:\w+\s+)?"
+        rf"{_EN_MARK})\s*(?:of|was|were|is|are|:|=|-)\s*{_EN_VALUE}|"
+        rf"\b(?:{_EN_SUBJECTS})\s*[:=]\s*{_EN_VALUE}|"
+        rf"\b(?:{_EN_SUBJECTS})\s*\d{{1,3}}(?:\.\d+)?\s*(?:分(?!钟)|points?\b|marks?\b|%|(?=\s*[,;，；]\s*[a-z]+\s*\d))",
+        ["math: 92", "小明 math 59 分", "test score of 64", "her maths grade was b", "maths result: 58",
+         "Henry's test result: 45", "Emma: math 92, physics 88"],
+        ["math: chapter 3", "exam: 90 minutes", "history: 2 lessons a week", "the passing score for the unit test is 60"],
+    ),
+    "score_grade_is": (
+        r"\bgrades?\b[^.\n;]{0,25}?(?:was|were|is|:|=)\s*(?:\d{1,3}\b(?!\s*(?:minutes|students|pages))|"
+        r"[a-f][+\-]?(?![a-z0-9]))|\bgrade\s+of\s+(?:\d{2,3}\b|[a-f][+\-]?(?![a-z0-9]))|\bmarks?\s*(?:of|was|were|:|=)"
+        r"\s*\d",
+        ["grade in maths: B+", "his grade was 71", "a grade of C-"],
+        ["grade 10 physics", "the grade is taught in two rooms"],
+    ),
+    "score_got_mark": (
+        r"\b(?:got|gets|get|received|receives|earned|earns|achieved|made|was\s+given|were\s+given)\s+"
+        r"(?:(?:a|an|only|just)\s+)?(?:\d{1,3}(?:\.\d+)?\s*(?:%|percent|points?|marks?|/|out\s+of|on|in)|"
+        r"[\"'“]?[a-f][+\-]?[\"'”]?\s+(?:in|on|for)\b|full\s+marks\b)",
+        ["Amy got 92% on the final", "Jack got a C in math", "she got a b+ in english", "got full marks"],
+        ["got 3 new books", "got a lot of homework"],
+    ),
+    "score_gpa": (
+        r"\bgpa\s*(?:of|is|was|:|=)?\s*\d|\d\.\d+\s*gpa\b",
+        ["Her GPA is 3.7", "a 3.9 GPA"],
+        ["explain how a gpa is computed"],
+    ),
+    "score_rank": (
+        r"\brank(?:ed|s|ing)?\s+(?:#\s*|no\.?\s*|number\s+)?\d+|"
+        r"\b\d+(?:st|nd|rd|th)\s+(?:place|in\s+(?:the\s+|his\s+|her\s+|their\s+)?(?:class|grade|year|school|form|"
+        r"cohort))\b|\b(?:came|finished|placed)\s+(?:\d+(?:st|nd|rd|th)|top|first|last|bottom)\b|"
+        r"\b(?:top|bottom)\s+of\s+(?:the|his|her|their)\s+(?:class|year|grade|form|cohort)\b|"
+        r"\b(?:top|bottom)\s+\d+\s*(?:%|percent)?\s+(?:of|in)\s+(?:the\s+|his\s+|her\s+|their\s+)?"
+        r"(?:class|grade|year|school|cohort|form)|\b\d+(?:st|nd|rd|th)\s+percentile\b",
+        ["He ranked 3rd in the class", "She came 2nd in her year", "in the top 5 of the class",
+         "Olivia came top in science", "Noah is bottom of the class in reading"],
+        ["rank the answers from best to worst", "the 2nd lesson of the week"],
+    ),
+    "score_pass_fail": (
+        r"(?:\b(?:failed|flunked|flunks|fails|failing)\s+(?:the\s+|his\s+|her\s+|their\s+|an?\s+)?|"
+        r"\b(?:passed|passes|scraped\s+through)\s+(?:his\s+|her\s+|their\s+))"
+        r"(?:\w+\s+)?(?:exam|test|quiz|class|course|subject|module|final|midterm|paper|maths?|english|physics|"
+        r"chemistry|biology|history|resit|re-sit|retake|exam)s?\b|\bfailing\s+(?:grade|mark|score)s?\b|"
+        r"\b\d{1,3}\s*(?:%|percent)\s+(?:on|in)\s+(?:the|his|her|their|a|an)\s+(?:\w+\s+)?(?:exam|test|quiz|final|"
+        r"midterm|paper)",
+        ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit"],
+        ["the program passed the unit test", "passes the ball"],
+    ),
+}
