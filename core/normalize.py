@@ -20,10 +20,10 @@ teacher's original text. The steps, in order:
    (one three eight …, ninety-two);
 7. letters spelled one by one are joined (A.D.H.D -> adhd);
 8. separators inside a long run of digits are removed (138-12-34-56-78, "11 01 05 …",
-   1.3.8…) when its groups have at most four digits and one separator is used throughout (or the groups are all of one digit,
-   or all of three or more), unless the groups only go up, as a list of question numbers
-   does (1-3-5-7-9-11-13-15), or the run is too short to be an identity, phone or card
-   number (dates are 8 digits).
+   1.3.8…) when its groups have at most four digits and one separator is used throughout
+   (or the groups are all of one digit, or all of three or more), unless the groups only
+   go up, as a list of question numbers does (1-3-5-7-9-11-13-15), or the run is too
+   short to be an identity, phone or card number (dates are 8 digits).
 
 It runs on every fact and every injected section, so it is one pass per step with
 cached tables (bench/normalize_speed.py measures it).
@@ -220,8 +220,8 @@ _SPELLED_LETTERS = re.compile(r"(?<![a-z0-9])[a-z](?:(?:[.\-_·*/]\s?|\s?[.\-_·
 _DIGIT_SEP = r"[\s\-‐‑‒–—―−_.·•/\\|()*~,，、+]"
 _DIGIT_CHAIN = re.compile(rf"\d+(?:{_DIGIT_SEP}{{1,3}}\d+)+")
 _DIGIT_SEP_RUN = re.compile(rf"(?<=\d){_DIGIT_SEP}+(?=\d)")
-_MIN_CHAIN_DIGITS = 9
-_MAX_GROUP_DIGITS = 4  # people split a number into groups of one to four digits  # shorter than any phone, identity or card number (and than a date)
+_MIN_CHAIN_DIGITS = 9  # shorter than any phone, identity or card number (and than a date)
+_MAX_GROUP_DIGITS = 4  # people split a number into groups of one to four digits
 
 
 def _collapse_digit_chain(match: re.Match) -> str:

@@ -68,6 +68,10 @@ class Verdict:
     def __bool__(self) -> bool:  # truthy when something sensitive was found
         return bool(self.kinds)
 
+    def labels(self) -> str:
+        """The kinds in words, for a person (成绩或排名、健康状况)."""
+        return "、".join(str(KIND_LABELS[kind]) for kind in self.kinds)
+
 
 @dataclass(frozen=True)
 class Rule:
@@ -138,7 +142,8 @@ RULES: tuple[Rule, ...] = (
          ("Likes to foster critical thinking",)),
     Rule("family_bereavement", "family", _regex_rule(
         r"(?:父亲|母亲|爸爸|妈妈|父母|爸|妈|爷爷|奶奶|外公|外婆)[^，,。.；;!?！？]{0,4}(?:去世|过世|离世|病逝|病故|走了)|"
-        r"\b(?:his|her|their)\s+(?:\w+\s+)?(?:father|mother|dad|mum|mom|parents?)\s+(?!tongue|land|country|board)(?:\w+\s+){0,2}"
+        r"\b(?:his|her|their)\s+(?:\w+\s+)?(?:father|mother|dad|mum|mom|parents?)\s+"
+        r"(?!tongue|land|country|board)(?:\w+\s+){0,2}"
         r"(?:died|passed\s+away)"),
          ("孙悦的妈妈去年去世了", "小明的爷爷上个月过世", "her mother died last spring"),
          ("鲁迅在1936年去世", "his mother tongue died out")),

@@ -100,7 +100,8 @@ SCORE_RULES_EN = {
         rf"\b(?:{_EN_SUBJECTS})\s*\d{{1,3}}(?:\.\d+)?\s*(?:分(?!钟)|points?\b|marks?\b|%|(?=\s*[,;，；]\s*[a-z]+\s*\d))",
         ["math: 92", "小明 math 59 分", "test score of 64", "her maths grade was b", "maths result: 58",
          "Henry's test result: 45", "Emma: math 92, physics 88"],
-        ["math: chapter 3", "exam: 90 minutes", "history: 2 lessons a week", "the passing score for the unit test is 60"],
+        ["math: chapter 3", "exam: 90 minutes", "history: 2 lessons a week",
+         "the passing score for the unit test is 60"],
     ),
     "score_grade_is": (
         r"\bgrades?\b[^.\n;]{0,25}?(?:was|were|is|:|=)\s*(?:\d{1,3}\b(?!\s*(?:minutes|students|pages))|"

@@ -263,13 +263,16 @@ def _dictionary() -> dict[str, int]:
 
 
 @functools.lru_cache(maxsize=8)
-def _masked_index(terms: tuple[Term, ...]) -> dict[str, list[tuple[int, Term]]]:
+def _anchor_index(terms: tuple[Term, ...]) -> dict[str, list[tuple[int, int, str, Term]]]:
+    """For a term with its character i replaced, the first character left (at offset k)
+    anchors it: char -> [(k, i, term text, term)], so a text is scanned once."""
     index: dict[str, list] = {}
     for term in terms:
         text = term.text.replace(" ", "")
         if term.cjk and not term.exact and len(text) >= 2 and _CJK_RUN.fullmatch(text):
             for i in range(len(text)):
-                index.setdefault(text[:i] + "?" + text[i + 1:], []).append((i, term))
+                k = 1 if i == 0 else 0
+                index.setdefault(text[k], []).append((k, i, text, term))
     return index
 
 
@@ -289,23 +292,22 @@ def _sound_alike(a: str, b: str) -> bool:
 
 
 def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
-    index = _masked_index(terms)
-    lengths = sorted({len(k) for k in index})
+    index = _anchor_index(terms)
     for run in _CJK_RUN.findall(squeezed):
-        for start in range(len(run)):
-            for length in lengths:
-                window = run[start:start + length]
-                if len(window) < length:
-                    break
-                for i in range(length):
-                    for position, term in index.get(window[:i] + "?" + window[i + 1:], ()):
-                        original = term.text.replace(" ", "")
-                        if window == original or not _sound_alike(window[position], original[position]):
-                            continue
-                        if _dictionary().get(window, 0) > 0 or any(w in plain for w in term.unless) \
-                                or _part_of_other_words(run, start, length):
-                            continue
-                        yield term.kind
+        for p, char in enumerate(run):
+            for k, i, original, term in index.get(char, ()):
+                start = p - k
+                window = run[start:start + len(original)]
+                if start < 0 or len(window) < len(original) or window == original:
+                    continue
+                if window[:i] != original[:i] or window[i + 1:] != original[i + 1:]:
+                    continue
+                if not _sound_alike(window[i], original[i]):
+                    continue
+                if _dictionary().get(window, 0) > 0 or any(w in plain for w in term.unless) \
+                        or _part_of_other_words(run, start, len(original)):
+                    continue
+                yield term.kind
 
 
 # --- all together -----------------------------------------------------------------------
