@@ -14,6 +14,7 @@ File format: see the header of the data file.
 """
 
 import functools
+import importlib.util
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -121,28 +122,32 @@ def _contextual_hit(term: Term, plain: str, squeezed: str) -> bool:
 # --- pinyin -----------------------------------------------------------------------------
 
 @functools.lru_cache(maxsize=1)
-def _syllables() -> frozenset[str]:
-    from pypinyin import pinyin_dict
+def _pinyin_table() -> dict[int, str]:
+    """pypinyin's table of readings by character (``{0x4e00: "yī"}``), loaded from its one
+    file: importing the package would also load its 50 MB phrase dictionary, unused here."""
+    spec = importlib.util.find_spec("pypinyin")
+    path = Path(spec.origin).parent / "pinyin_dict.py"
+    module_spec = importlib.util.spec_from_file_location("_redline_pinyin_dict", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return module.pinyin_dict
 
-    out = set()
-    for readings in pinyin_dict.pinyin_dict.values():
-        for reading in readings.split(","):
-            bare = "".join(c for c in unicodedata.normalize("NFKD", reading) if not unicodedata.combining(c))
-            out.add(bare.replace("ü", "v").lower())
+
+def _toneless(reading: str) -> str:
+    bare = "".join(c for c in unicodedata.normalize("NFKD", reading) if not unicodedata.combining(c))
+    return bare.replace("ü", "v").lower()
+
+
+@functools.lru_cache(maxsize=1)
+def _syllables() -> frozenset[str]:
+    out = {_toneless(r) for readings in _pinyin_table().values() for r in readings.split(",")}
     return frozenset(s for s in out if s.isascii() and s.isalpha())
 
 
 @functools.lru_cache(maxsize=8192)
 def _readings(char: str) -> frozenset[str]:
-    from pypinyin import Style, pinyin
-
-    return frozenset(pinyin(char, style=Style.NORMAL, heteronym=True, errors="ignore")[0] or ())
-
-
-def _term_syllables(text: str) -> tuple[str, ...]:
-    from pypinyin import Style, lazy_pinyin
-
-    return tuple(lazy_pinyin(text, style=Style.NORMAL, errors="ignore"))
+    """Every toneless reading of a character (行 -> {xing, hang, heng})."""
+    return frozenset(_toneless(r) for r in _pinyin_table().get(ord(char), "").split(",") if r)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -155,37 +160,38 @@ def _segmentable(word: str) -> bool:
 
 
 @functools.lru_cache(maxsize=8)
-def _pinyin_index(terms: tuple[Term, ...]) -> dict[str, list[tuple[tuple[str, ...], Term]]]:
-    """First syllable -> (syllables, term) for every Chinese term with a pinyin reading."""
+def _pinyin_index(terms: tuple[Term, ...]) -> dict[str, list[tuple[str, Term]]]:
+    """Each reading of a term's first character -> (term characters, term)."""
     index: dict[str, list] = {}
     for term in terms:
-        if term.cjk and not term.exact:
-            sylls = _term_syllables(term.text.replace(" ", ""))
-            if sylls and len("".join(sylls)) >= _MIN_PINYIN_LETTERS:
-                index.setdefault(sylls[0], []).append((sylls, term))
+        chars = term.text.replace(" ", "")
+        shortest = sum(min(map(len, _readings(c)), default=0) for c in chars)
+        if term.cjk and not term.exact and _CJK_RUN.fullmatch(chars) and shortest >= _MIN_PINYIN_LETTERS:
+            for reading in _readings(chars[0]):
+                index.setdefault(reading, []).append((chars, term))
     return index
 
 
-def _match_syllables(units: list[str], u: int, offset: int, sylls: tuple[str, ...]) -> bool:
-    latin_used = False
-    for syll in sylls:
-        if u >= len(units):
-            return False
-        unit = units[u]
-        if _CJK.match(unit):
-            if offset or syll not in _readings(unit):
-                return False
-            u += 1
-        else:
-            if not unit.startswith(syll, offset):
-                return False
-            latin_used = True
-            offset += len(syll)
-            if offset == len(unit):
-                u, offset = u + 1, 0
-    if offset and not _segmentable(units[u][offset:]):
+def _match_pinyin(units: list[str], u: int, offset: int, chars: str, latin_used: bool = False) -> bool:
+    """Do `chars` (a term) read from units[u] at `offset` on, each character either as
+    itself, as a character that sounds the same, or as one of its readings in Latin?"""
+    if not chars:
+        if offset and not _segmentable(units[u][offset:]):
+            return False  # the match must end between two syllables of a Latin word
+        return latin_used
+    if u >= len(units):
         return False
-    return latin_used
+    unit, char = units[u], chars[0]
+    if _CJK.match(unit):
+        return not offset and (unit == char or bool(_readings(unit) & _readings(char))) \
+            and _match_pinyin(units, u + 1, 0, chars[1:], latin_used)
+    for reading in _readings(char):
+        if unit.startswith(reading, offset):
+            end = offset + len(reading)
+            following = (u + 1, 0) if end == len(unit) else (u, end)
+            if _match_pinyin(units, *following, chars[1:], True):
+                return True
+    return False
 
 
 def _pinyin_kinds(plain: str, terms: tuple[Term, ...]):
@@ -206,8 +212,8 @@ def _pinyin_kinds(plain: str, terms: tuple[Term, ...]):
             else:
                 continue
             for offset, first in starts:
-                for sylls, term in index.get(first, ()):
-                    if _match_syllables(units, u, offset, sylls) and not any(w in plain for w in term.unless):
+                for chars, term in index.get(first, ()):
+                    if _match_pinyin(units, u, offset, chars) and not any(w in plain for w in term.unless):
                         yield term.kind
 
 
