@@ -131,15 +131,19 @@ RULES: tuple[Rule, ...] = (
          ("订单号 4111111111111112", "1111111111111111")),
     *(Rule(name, "score", _regex_rule(pattern), tuple(pos), tuple(neg))
       for name, (pattern, pos, neg) in {**scores.SCORE_RULES_ZH, **scores.SCORE_RULES_EN}.items()),
-    Rule("health_terms", "health", lambda text, plain: "health" in _terms_in(text, plain),
+    Rule("health_terms", "health", lambda text, plain: "health" in _terms_in(text, plain)
+         and not terms.lesson_request(plain),
          ("学生小李有抑郁症", "她 有 癫 痫", "張同學有自閉症", "He has A.D.H.D.", "a pupil with AIDS"),
-         ("用凹透镜矫正近视的光学原理", "uses visual aids", "二叉树的遍历")),
-    Rule("health_pinyin_and_typos", "health", lambda text, plain: "health" in _fuzzy_terms_in(plain),
+         ("用凹透镜矫正近视的光学原理", "uses visual aids", "二叉树的遍历", "讲讲糖尿病人为什么要控制血糖",
+          "Explain angles of depression in trigonometry")),
+    Rule("health_pinyin_and_typos", "health", lambda text, plain: "health" in _fuzzy_terms_in(plain)
+         and not terms.lesson_request(plain),
          ("他有yiyuzheng", "小王有糖niao病", "has tangniaobing", "suffers from depresion", "王同学有哮踹"),
          ("划小船去春游", "结合课本讲解", "双向链表", "近似计算", "a change of plan", "meditation before class")),
-    Rule("family_terms", "family", lambda text, plain: "family" in _terms_in(text, plain),
+    Rule("family_terms", "family", lambda text, plain: "family" in _terms_in(text, plain)
+         and not terms.lesson_request(plain),
          ("小王父母离异", "班上有三个留守兒童", "He lives in foster care"),
-         ("Likes to foster critical thinking",)),
+         ("Likes to foster critical thinking", "设计一节关于单亲家庭题材小说的阅读课")),
     Rule("family_bereavement", "family", _regex_rule(
         r"(?:父亲|母亲|爸爸|妈妈|父母|爸|妈|爷爷|奶奶|外公|外婆)[^，,。.；;!?！？]{0,4}(?:去世|过世|离世|病逝|病故|走了)|"
         r"\b(?:his|her|their)\s+(?:\w+\s+)?(?:father|mother|dad|mum|mom|parents?)\s+"
@@ -147,7 +151,8 @@ RULES: tuple[Rule, ...] = (
         r"(?:died|passed\s+away)"),
          ("孙悦的妈妈去年去世了", "小明的爷爷上个月过世", "her mother died last spring"),
          ("鲁迅在1936年去世", "his mother tongue died out")),
-    Rule("family_pinyin_and_typos", "family", lambda text, plain: "family" in _fuzzy_terms_in(plain),
+    Rule("family_pinyin_and_typos", "family", lambda text, plain: "family" in _fuzzy_terms_in(plain)
+         and not terms.lesson_request(plain),
          ("她是danqin家庭", "他爸妈lihun了"),
          ("单元练习",)),
 )

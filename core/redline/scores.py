@@ -9,7 +9,7 @@ Each pattern is one named rule of the table in core.redline, with its own exampl
 _CN1 = "[一二三四五六七八九十两]"
 NUM = rf"(?:\d+|{_CN1})"
 SUBJECTS = ("语文|数学|英语|外语|物理|化学|生物|历史|地理|政治|道法|道德与法治|科学|信息技术|信息|体育|音乐|美术|"
-            "理综|文综|平均分|均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测")
+            "理综|文综|平均分|均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测|高考|中考|估分|口语|听力")
 _EN_SUBJECTS = ("math|maths|mathematics|english|physics|chemistry|biology|history|geography|science|chinese|"
                 "literature|art|music|pe|reading|writing|french|spanish|german|economics|computing|algebra|geometry")
 # What may follow a number that is NOT a score: 45分钟, 第3章, 10道题, 教了20年 …
@@ -22,6 +22,10 @@ _EN_VALUE = (r"(?:\d{2,3}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|question
              r"marks? each))|[a-f][+\-]?(?![a-z0-9]))")
 _GROUPS = r"年级|班级|全班|全年级|全校|班上|班里|班内|级部|学校|校内|全区|区里|全市|市里|全省|省里|考场|小组内"
 _LEVELS = r"优秀|优良|良好|中等|合格|及格|不合格|不及格|待合格|待提高|较差|优|良|差"
+# Where a grade is being talked about: a subject, an exam, a piece of assessed work.
+_ASSESSED = rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|等级|等第|评定|评级|考评|测评|综合评价"
+_GRADE_VERB = r"[:：是为]|评为|评定为|被评为|评了个?|评上|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?"
+_LETTER = r"[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])"
 
 SCORE_RULES_ZH = {
     # 数学92, 数学 92 分, 语文考了88, 英语成绩76, 物理期末 85, 平均分78, 成绩：90
@@ -38,6 +42,13 @@ SCORE_RULES_ZH = {
         ["小明期中考了85分", "只考了59", "考了九十二", "拿了满分的是刘洋", "只考了四十几分"],
         ["考了三个单元的内容", "得了一等奖"],
     ),
+    # 成绩不理想，只有55 / 才60几分: "only" and a bare number, in a sentence about assessment
+    "score_only_number": (
+        rf"(?:{_ASSESSED}|考)[^。.;；!！?？\n]{{0,12}}?(?:只有|才|仅|只得了?|只拿了?|只考了?)\s*\d{{1,3}}(?:\.\d+)?\s*"
+        rf"(?:[几多]\s*)?(?:分(?!钟)|(?=$|[,，。.;；!！?？、\s]))",
+        ["陈晨语文成绩不理想，只有55", "何佳物理成绩一般，只有六十几分"],
+        ["考试时间只有90分钟", "数学课才5节", "考场里只有30人"],
+    ),
     # 总分620 (but not 试卷总分150 / 卷面总分)
     "score_total": (
         r"(?<![卷面])总分\s*(?:[:：是为]|考了?|达到)?\s*\d{2,3}",
@@ -46,8 +57,9 @@ SCORE_RULES_ZH = {
     ),
     # 排名第3, 排名前10, 年级排名 5
     "score_rank_word": (
-        rf"排名\s*(?:第|前|后|倒数第?)?\s*{NUM}(?!{_RANK_NOT_UNIT})|名次\s*[:：是为]?\s*(?:第)?\s*{NUM}|名列\s*(?:第|前)",
-        ["这次月考排名第3", "年级排名 15", "名次：第十二", "名列前茅"],
+        rf"排名\s*(?:第|前|后|倒数第?)?\s*{NUM}(?!{_RANK_NOT_UNIT})|名次\s*[:：是为]?\s*(?:第)?\s*{NUM}|名列\s*(?:第|前)|"
+        rf"(?:排名|名次)[^，,。.;；\n]{{0,8}}?{NUM}\s*名|(?:退|进|升|掉|降|跌|冲|滑)(?:到|至)了?\s*(?:第)?\s*{NUM}\s*名",
+        ["这次月考排名第3", "年级排名 15", "名次：第十二", "名列前茅", "郭靖年级排名从50名退到了120名"],
         ["排名前三的题型", "按难度排名第3题"],
     ),
     # 年级排第三, 排在倒数第二 (but not 安排第3周)
@@ -58,11 +70,13 @@ SCORE_RULES_ZH = {
     ),
     # 第3名, 第一名, 前十名, 年级前十, 班级第三
     "score_rank_place": (
-        rf"第\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片])|前\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片])|"
+        rf"(?<![“\"「『'‘])第\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片”\"」』'’]|的?(?:奖|获奖|作品|作文|名单)|[到至和与]第)|"
+        rf"前\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片])|"
         rf"(?:{_GROUPS})\s*(?:排名|排)?\s*(?:的)?\s*(?:第|前|后|倒数第?)\s*{NUM}(?!{_RANK_NOT_UNIT})|"
         rf"倒数\s*第?\s*{NUM}(?!{_RANK_NOT_UNIT}|\s*[秒分时])",
         ["他是年级第3名", "进了年级前十", "班级第三", "小红考了全班第一名", "全班倒数第二"],
-        ["前十道题", "第二节课", "全班第一个交卷", "年级第3次教研", "第3名著导读"],
+        ["前十道题", "第二节课", "全班第一个交卷", "年级第3次教研", "第3名著导读", "第一名到第三名的获奖作文要展示",
+         "“第一名”和“唯一”的区别"],
     ),
     # 绩点3.5, 85/100, 3.7/4.0
     "score_gpa_fraction": (
@@ -72,16 +86,18 @@ SCORE_RULES_ZH = {
     ),
     # 数学B+, 语文等级为A, 英语评为优, 成绩：良好, 数学优秀 (a grade letter or word after a subject)
     "score_letter_or_level": (
-        rf"(?:{SUBJECTS}|等级|等第|评定|评级|考评|测评|综合评价)\s*(?:成绩|等级|等第|考试)?\s*"
-        rf"(?:[:：是为]|评为|评定为|被评为|得了?|拿了?|考了?|只有|才)?\s*"
-        rf"(?:[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]|的成绩|等))",
-        ["数学B+", "语文等级为A", "英语评为优", "成绩：良好", "王芳数学优秀。", "期末评定：不合格"],
+        rf"(?:{_ASSESSED})\s*(?:成绩|等级|等第|考试)?\s*(?:{_GRADE_VERB})?\s*"
+        rf"(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]|的成绩|等))|"
+        rf"(?:{_ASSESSED})[^，,。.;；!！?？\n]{{0,8}}?(?:{_GRADE_VERB})\s*(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]))",
+        ["数学B+", "语文等级为A", "英语评为优", "成绩：良好", "王芳数学优秀。", "期末评定：不合格", "郑爽历史评了个良",
+         "胡军英语口语测试得了B"],
         ["试卷分A卷和B卷", "数学A层班", "数学优秀的同学可以做拓展题", "成绩优良中差四档怎么定义"],
     ),
     # Words that are themselves a grade, or pass/fail of an exam.
     "score_fail_words": (
-        r"不及格|没及格|没有及格|挂科|考砸|零分|没考过|补考|不合格|没过线|考试没过",
-        ["赵磊这次数学不及格", "小李补考了"],
+        rf"不及格|没及格|没有及格|挂科|考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
+        rf"(?:{SUBJECTS}|考试)\s*(?:又|都|也|还)?\s*挂了",
+        ["赵磊这次数学不及格", "小李补考了", "马超期末数学挂了", "朱婷期中考试全科及格了"],
         ["及格线是60分"],
     ),
 }
@@ -117,30 +133,42 @@ SCORE_RULES_EN = {
         ["Amy got 92% on the final", "Jack got a C in math", "she got a b+ in english", "got full marks"],
         ["got 3 new books", "got a lot of homework"],
     ),
+    # Eva's average is 91, Ivy's SAT score is 1450, Kevin's maths mark was 38%
+    "score_possessive": (
+        r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+){0,2}?(?:average|score|mark|grade|result)s?\s*"
+        r"(?:is|was|were|of|:|=)\s*"
+        r"(?:\d{1,4}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words))|"
+        r"[a-f][+\-]?(?![a-z0-9]))",
+        ["Eva's average is 91", "Ivy's SAT score is 1450", "Kevin's maths mark was 38%", "her grade is B"],
+        ["the question's mark scheme is online", "the test's score is out of 50 questions"],
+    ),
     "score_gpa": (
         r"\bgpa\s*(?:of|is|was|:|=)?\s*\d|\d\.\d+\s*gpa\b",
         ["Her GPA is 3.7", "a 3.9 GPA"],
         ["explain how a gpa is computed"],
     ),
     "score_rank": (
-        r"\brank(?:ed|s|ing)?\s+(?:#\s*|no\.?\s*|number\s+)?\d+|"
+        r"\brank(?:ed|s|ing)?\s+(?:#\s*|no\.?\s*|number\s+)?(?:\d+|first|second|third|fourth|fifth|last|top|bottom)\b|"
         r"\b\d+(?:st|nd|rd|th)\s+(?:place|in\s+(?:the\s+|his\s+|her\s+|their\s+)?(?:class|grade|year|school|form|"
         r"cohort))\b|\b(?:came|finished|placed)\s+(?:\d+(?:st|nd|rd|th)|top|first|last|bottom)\b|"
         r"\b(?:top|bottom)\s+of\s+(?:the|his|her|their)\s+(?:class|year|grade|form|cohort)\b|"
         r"\b(?:top|bottom)\s+\d+\s*(?:%|percent)?\s+(?:of|in)\s+(?:the\s+|his\s+|her\s+|their\s+)?"
         r"(?:class|grade|year|school|cohort|form)|\b\d+(?:st|nd|rd|th)\s+percentile\b",
         ["He ranked 3rd in the class", "She came 2nd in her year", "in the top 5 of the class",
+         "Alice is ranked first in her class",
          "Olivia came top in science", "Noah is bottom of the class in reading"],
         ["rank the answers from best to worst", "the 2nd lesson of the week"],
     ),
     "score_pass_fail": (
-        r"(?:\b(?:failed|flunked|flunks|fails|failing)\s+(?:the\s+|his\s+|her\s+|their\s+|an?\s+)?|"
+        r"\bflunk(?:ed|s|ing)?\b|"
+        r"(?:\b(?:failed|fails|failing)\s+(?:the\s+|his\s+|her\s+|their\s+|an?\s+)?|"
         r"\b(?:passed|passes|scraped\s+through)\s+(?:his\s+|her\s+|their\s+))"
         r"(?:\w+\s+)?(?:exam|test|quiz|class|course|subject|module|final|midterm|paper|maths?|english|physics|"
-        r"chemistry|biology|history|resit|re-sit|retake|exam)s?\b|\bfailing\s+(?:grade|mark|score)s?\b|"
+        rf"chemistry|biology|history|resit|re-sit|retake|exam|{_EN_SUBJECTS})s?\b|\bfailing\s+(?:grade|mark|score)s?\b|"
         r"\b\d{1,3}\s*(?:%|percent)\s+(?:on|in)\s+(?:the|his|her|their|a|an)\s+(?:\w+\s+)?(?:exam|test|quiz|final|"
         r"midterm|paper)",
-        ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit"],
+        ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit",
+         "Daniel flunked geography"],
         ["the program passed the unit test", "passes the ball"],
     ),
 }

@@ -6,7 +6,7 @@ folded), and also when a term is written
   characters and its Latin words are read as pinyin syllables, and a term matches when
   its syllables appear with at least one of them typed in Latin (all-Chinese text is
   matched as characters, so 小船 is never read as 哮喘);
-- with one typo: a Latin term of 7 letters or more within one edit (depresion), or a
+- with one typo: a Latin term of 6 letters or more within one edit (depresion), or a
   Chinese term with one character replaced by a sound-alike (哮踹) that is not itself a
   dictionary word (结合 is a word, not a typo of 结核).
 
@@ -29,7 +29,7 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _SPACES = re.compile(r"\s+")
 _LATIN_WORD = re.compile(r"[a-z]+")
 _UNIT = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]|[a-z]+")
-_MIN_TYPO_LETTERS = 7
+_MIN_TYPO_LETTERS = 6
 _MIN_PINYIN_LETTERS = 4
 
 
@@ -314,6 +314,29 @@ def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
                         or _part_of_other_words(run, start, len(original)):
                     continue
                 yield term.kind
+
+
+# --- lessons about a condition ----------------------------------------------------------
+
+# A lesson request about a condition is not somebody's condition ("讲讲糖尿病人为什么要控制
+# 血糖", "Explain angles of depression"): a text that starts with a teaching verb and names
+# nobody (no pronoun, no "this student", no surname-and-name before 的/有/患/是) is exempt
+# from the term rules. Numbers and grades have no such exemption.
+_LESSON_START = re.compile(
+    r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:讲讲|讲解|讲一下|讲一讲|介绍|出一份|出一套|出几道|设计|写一篇|写一份|准备|做一份|"
+    r"制作|复习|科普|总结|分析一下|整理)|"
+    r"^\s*(?:please\s+)?(?:explain|teach|create|make|write|prepare|design|review|introduce|summari[sz]e|discuss|"
+    r"describe|plan|draft|outline)\b")
+_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜"
+             "崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
+_PERSON = re.compile(
+    rf"他|她|该生|此生|这(?:个|名|位)?(?:学生|同学|孩子)|我班|班上|班里|小(?![说学组时数节题结区船鸟狗猫])[\u4e00-\u9fff](?=的|有|患|得|是|确诊)|"
+    rf"(?<![如任为几奈])[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}(?=的|有|患|得|是|确诊|被)|\b(?:he|she|his|her|him|they)\b|'s\b")
+
+
+def lesson_request(plain: str) -> bool:
+    """Is normalized `plain` a request for teaching material that names nobody?"""
+    return bool(_LESSON_START.search(plain)) and not _PERSON.search(plain)
 
 
 # --- all together -----------------------------------------------------------------------
