@@ -19,7 +19,8 @@ teacher's original text. The steps, in order:
    single character such as 张三's or 第三's stays a word), and English number words
    (one three eight …, ninety-two);
 7. letters spelled one by one are joined (A.D.H.D -> adhd);
-8. separators inside a long run of digits are removed (138-12-34-56-78, "11 01 05 …",
+8. o, l and i inside a run of digits are read as 0 and 1 (138l2345678); separators
+   (any punctuation, symbol or space) inside a long run of digits are removed (138-12-34-56-78, "11 01 05 …",
    1.3.8…) when its groups have at most four digits and one separator is used throughout
    (or the groups are all of one digit, or all of three or more), unless the groups only
    go up, as a list of question numbers does (1-3-5-7-9-11-13-15), or the run is too
@@ -217,7 +218,7 @@ def _en_numbers(text: str) -> str:
 _SPELLED_LETTERS = re.compile(r"(?<![a-z0-9])[a-z](?:(?:[.\-_·*/]\s?|\s?[.\-_·*/])[a-z])+(?![a-z0-9])[.]?"
                               r"|(?<![a-z0-9])[a-z](?:\s[a-z]){2,}(?![a-z0-9])")
 
-_DIGIT_SEP = r"[\s\-‐‑‒–—―−_.·•/\\|()*~,，、+]"
+_DIGIT_SEP = r"(?:[^\w]|_)"  # any punctuation, symbol or space: 138-12-34, 138🔸1234, 138 1234
 _DIGIT_CHAIN = re.compile(rf"\d+(?:{_DIGIT_SEP}{{1,3}}\d+)+")
 _DIGIT_SEP_RUN = re.compile(rf"(?<=\d){_DIGIT_SEP}+(?=\d)")
 _MIN_CHAIN_DIGITS = 9  # shorter than any phone, identity or card number (and than a date)
@@ -241,6 +242,16 @@ def _collapse_digit_chain(match: re.Match) -> str:
 
 
 # --- the pipeline -----------------------------------------------------------------------
+
+# Letters that stand in for digits inside a run of digits: 138l2345678, 1380O12345.
+_LOOKALIKE_DIGITS = re.compile(r"(?<![a-z])[0-9oli]{7,}(?![a-z])")
+_AS_DIGIT = str.maketrans("oli", "011")
+
+
+def _lookalike_digits(match: re.Match) -> str:
+    run = match.group()
+    return run.translate(_AS_DIGIT) if sum(c.isdigit() for c in run) >= len(run) - 2 else run
+
 
 def _unescape(text: str) -> str:
     for _ in range(_MAX_UNESCAPE_ROUNDS):
@@ -275,5 +286,6 @@ def normalize(text: str) -> str:
         text = _CN_RUN.sub(_cn_number, text)
     text = _en_numbers(text)
     text = _SPELLED_LETTERS.sub(lambda m: re.sub(r"[^a-z]", "", m.group()), text)
+    text = _LOOKALIKE_DIGITS.sub(_lookalike_digits, text)
     text = _DIGIT_CHAIN.sub(_collapse_digit_chain, text)
     return text
