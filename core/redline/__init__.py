@@ -111,7 +111,8 @@ def _fuzzy_terms_in(plain: str) -> frozenset[str]:
 
 
 def _regex_rule(pattern: str) -> Callable[[str, str], bool]:
-    compiled = re.compile(pattern)
+    # ASCII: \b and \w mean English word edges, so "他GPA是2.8" has one before "gpa".
+    compiled = re.compile(pattern, re.ASCII)
     return lambda text, plain: compiled.search(plain) is not None
 
 
@@ -124,8 +125,10 @@ RULES: tuple[Rule, ...] = (
          ("订单号 110105194912", "2024-09-01 至 2024-09-30")),
     Rule("phone", "phone", _number_rule("phone"),
          ("家长电话13812345678", "+86 158-1234-5678", "138-12-34-56-78", "一三八一二三四五六七八",
-          "one three eight one two three four five six seven eight", "办公室电话 010-62345678"),
-         ("题号 1-3-5-7-9-11-13-15", "2023.10.15 13:45 上课", "第138页")),
+          "one three eight one two three four five six seven eight", "办公室电话 010-62345678",
+          "Nora's mum: zero seven nine one one two three four five six seven"),
+         ("题号 1-3-5-7-9-11-13-15", "2023.10.15 13:45 上课", "第138页", "student number 2024001234",
+          "家长会时间 202410151930")),
     Rule("bank_card", "bank_card", _number_rule("bank_card"),
          ("card number 4111111111111111", "银行卡 6222 0212 3456 7890 128"),
          ("订单号 4111111111111112", "1111111111111111")),
@@ -151,6 +154,10 @@ RULES: tuple[Rule, ...] = (
         r"(?:died|passed\s+away)"),
          ("孙悦的妈妈去年去世了", "小明的爷爷上个月过世", "her mother died last spring"),
          ("鲁迅在1936年去世", "his mother tongue died out")),
+    Rule("family_parents_away", "family", _regex_rule(
+        r"(?:父母|爸妈|爸爸妈妈|父亲|母亲|爸爸|妈妈)[^，,。.；;]{0,4}(?:常年|长期|一直|都)?\s*在外(?:地|省)?\s*(?:打工|务工|工作)"),
+         ("高思齐父母常年在外打工", "他爸妈都在外地务工"),
+         ("讲讲外出务工人员的贡献",)),
     Rule("family_pinyin_and_typos", "family", lambda text, plain: "family" in _fuzzy_terms_in(plain)
          and not terms.lesson_request(plain),
          ("她是danqin家庭", "他爸妈lihun了"),

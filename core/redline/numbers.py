@@ -113,9 +113,24 @@ def _digit_chains(text: str) -> list[list[str]]:
     return chains
 
 
+# A number of 10 to 15 digits right after a word that says "phone" is one, in any
+# country's plan ("Nora's mum: 07911234567"); not a date and time (202410151930).
+_PHONE_CONTEXT = re.compile(
+    r"(?:电话|手机|联系方式|号码|微信|座机|家长|妈妈|爸爸|(?<![a-z])(?:phone|mobile|tel|cell|contact|call|mum|mom|dad|"
+    r"parent|whatsapp|wechat)s?(?![a-z]))[^\n\d]{0,16}(?<!\d)(\d{10,15})(?!\d)")
+
+
+def _context_phone(text: str) -> bool:
+    for match in _PHONE_CONTEXT.finditer(text):
+        digits = match.group(1)
+        if not (digits[:2] in ("19", "20") and len(digits) in (12, 14)):
+            return True
+    return False
+
+
 def number_kinds(text: str):
     """Yield the kind of every identifying number in normalized `text`."""
-    if _LANDLINE.search(text):
+    if _LANDLINE.search(text) or _context_phone(text):
         yield "phone"
     for groups in _digit_chains(text):
         # Every contiguous run of groups, so that "110105194912310021 13812345678"

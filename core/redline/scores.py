@@ -21,7 +21,8 @@ _EN_MARK = r"(?:scores?|marks?|results?|grades?|points?)"
 _EN_VALUE = (r"(?:\d{2,3}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words|"
              r"marks? each))|[a-f][+\-]?(?![a-z0-9]))")
 _GROUPS = r"年级|班级|全班|全年级|全校|班上|班里|班内|级部|学校|校内|全区|区里|全市|市里|全省|省里|考场|小组内"
-_LEVELS = r"优秀|优良|良好|中等|合格|及格|不合格|不及格|待合格|待提高|较差|优|良|差"
+_LEVELS = (r"(?:优秀|优良|良好|中等|合格|及格|不合格|不及格|待合格|待提高|较差|优|良|差|一般|较好|很好|很差|不好|不理想|落后|拔尖|"
+           r"垫底|[一二三四五]类文?|[一二三四五]档)(?:偏下|偏上|以上|以下|水平)?")
 # Where a grade is being talked about: a subject, an exam, a piece of assessed work.
 _ASSESSED = rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|等级|等第|评定|评级|考评|测评|综合评价"
 _GRADE_VERB = r"[:：是为]|评为|评定为|被评为|评了个?|评上|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?"
@@ -48,6 +49,14 @@ SCORE_RULES_ZH = {
         rf"(?:[几多]\s*)?(?:分(?!钟)|(?=$|[,，。.;；!！?？、\s]))",
         ["陈晨语文成绩不理想，只有55", "何佳物理成绩一般，只有六十几分"],
         ["考试时间只有90分钟", "数学课才5节", "考场里只有30人"],
+    ),
+    # 听力满分 (but not 满分150 / 满分是30分), 成绩下滑了20名, 总分比上次少了40分
+    "score_change_or_full": (
+        rf"(?:{_ASSESSED})\s*(?:考了|拿了|得了|是|都是|又是)?\s*满分(?!\s*(?:\d|是|为|[:：]|制|的?标准))|"
+        rf"(?:{_ASSESSED}|排名|名次|总分)[^，,。.;；!！?？\n]{{0,8}}?(?:下滑|退步|进步|上升|下降|提高|前进|后退|少了|多了|涨了|"
+        rf"掉了|跌了)了?\s*{NUM}\s*(?:名|分(?!钟))",
+        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "胡可馨总分比上次少了40分"],
+        ["作文满分60分", "听力满分是30分", "讲解满分作文的标准"],
     ),
     # 总分620 (but not 试卷总分150 / 卷面总分)
     "score_total": (
@@ -96,8 +105,11 @@ SCORE_RULES_ZH = {
     # Words that are themselves a grade, or pass/fail of an exam.
     "score_fail_words": (
         rf"不及格|没及格|没有及格|挂科|考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
-        rf"(?:{SUBJECTS}|考试)\s*(?:又|都|也|还)?\s*挂了",
-        ["赵磊这次数学不及格", "小李补考了", "马超期末数学挂了", "朱婷期中考试全科及格了"],
+        rf"(?:{SUBJECTS}|考试)\s*(?:又|都|也|还)?\s*挂了|"
+        rf"(?:测试|考试|考核|测验|达标)[^，,。.;；\n]{{0,4}}?(?:没通过|未通过|没过|不达标|未达标)|"
+        rf"(?:年级|班级|全校|全市|全区|全省|高考|中考)\s*(?:的)?\s*(?:状元|榜首|倒数)|成绩\s*垫底|吊车尾",
+        ["赵磊这次数学不及格", "小李补考了", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
+         "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底"],
         ["及格线是60分"],
     ),
 }
@@ -142,9 +154,21 @@ SCORE_RULES_EN = {
         ["Eva's average is 91", "Ivy's SAT score is 1450", "Kevin's maths mark was 38%", "her grade is B"],
         ["the question's mark scheme is online", "the test's score is out of 50 questions"],
     ),
+    # the lowest score in the class, only managed 12 out of 40, reading age two years behind
+    "score_standing": (
+        r"\b(?:lowest|highest|top|best|worst)\s+(?:score|mark|grade|result)s?\s+in\s+(?:the\s+|his\s+|her\s+)?"
+        r"(?:class|year|group|form)|\bin\s+the\s+(?:bottom|top)\s+\d+\s*(?:%|percent)|"
+        r"\b(?:managed|got|scored|earned|achieved|only|just)\s+(?:only\s+|just\s+)?\d{1,3}\s*(?:out\s+of|/)\s*\d|"
+        r"\breading\s+age\b|\b(?:working|reading|performing)\s+(?:well\s+)?below\s+(?:grade|year|age)\b|"
+        r"(?:'s|\b(?:his|her))\s+(?:\w+\s+)?(?:is|was)\s+(?:a\s+|at\s+)?grade\s+(?:[a-f][+\-]?|\d)\b",
+        ["Mason got the lowest score in the class", "Nora scored in the bottom 10%", "Jack only managed 12 out of 40",
+         "Owen's reading age is two years behind", "Ruby's maths is grade C"],
+        ["The top score in the quiz was 18 out of 20", "3 out of 4 students finished",
+         "the grade is taught by two teachers"],
+    ),
     "score_gpa": (
-        r"\bgpa\s*(?:of|is|was|:|=)?\s*\d|\d\.\d+\s*gpa\b",
-        ["Her GPA is 3.7", "a 3.9 GPA"],
+        r"\bgpa\s*(?:of|is|was|:|=|是|为|：)?\s*\d|\d\.\d+\s*gpa\b",
+        ["Her GPA is 3.7", "a 3.9 GPA", "林浩然上学期GPA是2.8"],
         ["explain how a gpa is computed"],
     ),
     "score_rank": (

@@ -94,7 +94,8 @@ class _Compiled:
 
 
 def _alternation(patterns: list[str]) -> re.Pattern | None:
-    return re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
+    # ASCII: a Latin term right after a Chinese character ("他有adhd") starts a word.
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.ASCII) if patterns else None
 
 
 @functools.lru_cache(maxsize=8)
@@ -115,7 +116,7 @@ def _contextual_hit(term: Term, plain: str, squeezed: str) -> bool:
     if term.cjk:
         found = term.text.replace(" ", "") in squeezed
     else:
-        found = re.search(_latin_pattern(term), plain) is not None
+        found = re.search(_latin_pattern(term), plain, re.ASCII) is not None
     return found and not any(word in plain for word in term.unless)
 
 
