@@ -52,11 +52,12 @@ SCORE_RULES_ZH = {
     ),
     # 听力满分 (but not 满分150 / 满分是30分), 成绩下滑了20名, 总分比上次少了40分
     "score_change_or_full": (
-        rf"(?:{_ASSESSED})\s*(?:考了|拿了|得了|是|都是|又是)?\s*满分(?!\s*(?:\d|是|为|[:：]|制|的?标准))|"
+        rf"(?:{_ASSESSED})[^，,。.;；!！?？\n]{{0,6}}?(?:考了?|拿了?|得了?|是)?\s*满分"
+        rf"(?!\s*(?:\d|是|为|[:：]|制|的?标准|作文|卷|答案))|"
         rf"(?:{_ASSESSED}|排名|名次|总分)[^，,。.;；!！?？\n]{{0,8}}?(?:下滑|退步|进步|上升|下降|提高|前进|后退|少了|多了|涨了|"
         rf"掉了|跌了)了?\s*{NUM}\s*(?:名|分(?!钟))",
-        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "胡可馨总分比上次少了40分"],
-        ["作文满分60分", "听力满分是30分", "讲解满分作文的标准"],
+        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "胡可馨总分比上次少了40分", "王同学数学经常考满分"],
+        ["作文满分60分", "听力满分是30分", "讲解满分作文的标准", "数学课上分析满分答案"],
     ),
     # 总分620 (but not 试卷总分150 / 卷面总分)
     "score_total": (
@@ -67,8 +68,10 @@ SCORE_RULES_ZH = {
     # 排名第3, 排名前10, 年级排名 5
     "score_rank_word": (
         rf"排名\s*(?:第|前|后|倒数第?)?\s*{NUM}(?!{_RANK_NOT_UNIT})|名次\s*[:：是为]?\s*(?:第)?\s*{NUM}|名列\s*(?:第|前)|"
-        rf"(?:排名|名次)[^，,。.;；\n]{{0,8}}?{NUM}\s*名|(?:退|进|升|掉|降|跌|冲|滑)(?:到|至)了?\s*(?:第)?\s*{NUM}\s*名",
-        ["这次月考排名第3", "年级排名 15", "名次：第十二", "名列前茅", "郭靖年级排名从50名退到了120名"],
+        rf"(?:排名|名次)[^，,。.;；\n]{{0,8}}?{NUM}\s*名|(?:排名|名次)\s*(?:靠后|靠前|前列|落后|垫底|倒数|末尾)|"
+        rf"考了?个?倒数|(?:退|进|升|掉|降|跌|冲|滑)(?:到|至)了?\s*(?:第)?\s*{NUM}\s*名",
+        ["这次月考排名第3", "年级排名 15", "名次：第十二", "名列前茅", "郭靖年级排名从50名退到了120名",
+         "学生陈某数学成绩在班上排名靠后", "小丽上次考试考了倒数"],
         ["排名前三的题型", "按难度排名第3题"],
     ),
     # 年级排第三, 排在倒数第二 (but not 安排第3周)
@@ -125,10 +128,12 @@ SCORE_RULES_EN = {
         rf"(?:\b(?:test|exam|quiz|{_EN_SUBJECTS}|final|midterm|sat|act)\s*{_EN_MARK}|\b(?:his|her|their)\s+(?:\w+\s+)?"
         rf"{_EN_MARK})\s*(?:of|was|were|is|are|:|=|-)\s*{_EN_VALUE}|"
         rf"\b(?:{_EN_SUBJECTS})\s*[:=]\s*{_EN_VALUE}|"
+        rf"\b(?:{_EN_SUBJECTS})\s+[a-f][+\-]?(?=\s*(?:[,;.]|$))|"
         rf"\b(?:{_EN_SUBJECTS})\s*\d{{1,3}}(?:\.\d+)?\s*(?:分(?!钟)|points?\b|marks?\b|%|(?=\s*[,;，；]\s*[a-z]+\s*\d))",
         ["math: 92", "小明 math 59 分", "test score of 64", "her maths grade was b", "maths result: 58",
-         "Henry's test result: 45", "Emma: math 92, physics 88"],
-        ["math: chapter 3", "exam: 90 minutes", "history: 2 lessons a week",
+         "Henry's test result: 45", "Emma: math 92, physics 88", "Tom's report card: Maths B, English C+"],
+        ["math: chapter 3", "exam: 90 minutes", "history: 2 lessons a week", "Physics A and B papers",
+         "English A-level",
          "the passing score for the unit test is 60"],
     ),
     "score_grade_is": (
