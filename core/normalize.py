@@ -20,7 +20,8 @@ teacher's original text. The steps, in order:
    single character such as 张三's or 第三's stays a word), and English number words
    (one three eight …, ninety-two);
 7. letters spelled one by one are joined (A.D.H.D -> adhd);
-8. o, l and i inside a run of digits are read as 0 and 1 (138l2345678); separators
+8. o, l and i inside a run of digits are read as 0 and 1 (138l2345678), and one or two
+   other letters dropped into a number of ten digits or more are removed; separators
    (any punctuation, symbol or space) inside a long run of digits are removed (138-12-34-56-78, "11 01 05 …",
    1.3.8…) when its groups have at most four digits and one separator is used throughout
    (or the groups are all of one digit, or all of three or more), unless the groups only
@@ -273,6 +274,17 @@ _LOOKALIKE_DIGITS = re.compile(r"(?<![a-z])[0-9oli]{7,}(?![a-z])")
 _AS_DIGIT = str.maketrans("oli", "011")
 
 
+# One or two letters dropped into a long number: 13a812345678
+_STRAY_LETTERS = re.compile(r"(?<![a-z])\d+(?:[a-z]\d+){1,2}(?![a-z])")
+_MIN_STRAY_DIGITS = 10
+
+
+def _stray_letters(match: re.Match) -> str:
+    run = match.group()
+    digits = re.sub(r"[a-z]", "", run)
+    return digits if len(digits) >= _MIN_STRAY_DIGITS else run
+
+
 def _lookalike_digits(match: re.Match) -> str:
     run = match.group()
     return run.translate(_AS_DIGIT) if sum(c.isdigit() for c in run) >= len(run) - 2 else run
@@ -315,4 +327,5 @@ def normalize(text: str) -> str:
     text = _SPELLED_LETTERS.sub(lambda m: re.sub(r"[^a-z]", "", m.group()), text)
     text = _LOOKALIKE_DIGITS.sub(_lookalike_digits, text)
     text = _DIGIT_CHAIN.sub(_collapse_digit_chain, text)
+    text = _STRAY_LETTERS.sub(_stray_letters, text)
     return text

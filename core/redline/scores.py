@@ -50,6 +50,13 @@ SCORE_RULES_ZH = {
         ["陈晨语文成绩不理想，只有55", "何佳物理成绩一般，只有六十几分"],
         ["考试时间只有90分钟", "数学课才5节", "考场里只有30人"],
     ),
+    # 语文从B降到了C, 数学从85分提高到92分
+    "score_from_to": (
+        rf"(?:{_ASSESSED}|排名|名次)[^，,。.;；!！?？\n]{{0,8}}?从\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}\s*名?|\d{{1,3}}\s*分)\s*"
+        rf"(?:降|升|掉|退|涨|提高|下降|上升|提升|跌|进步)(?:到|至)了?\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}|\d{{1,3}})",
+        ["李然这学期语文从B降到了C", "数学从85分提高到92分", "排名从第5掉到第20"],
+        ["数学从第3章讲到第5章", "语文课从8点上到9点"],
+    ),
     # 听力满分 (but not 满分150 / 满分是30分), 成绩下滑了20名, 总分比上次少了40分
     "score_change_or_full": (
         rf"(?:{_ASSESSED})[^，,。.;；!！?？\n]{{0,6}}?(?:考了?|拿了?|得了?|是)?\s*满分"
@@ -110,10 +117,12 @@ SCORE_RULES_ZH = {
         rf"不及格|没及格|没有及格|挂科|考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
         rf"(?:{SUBJECTS}|考试)\s*(?:又|都|也|还)?\s*挂了|"
         rf"(?:测试|考试|考核|测验|达标)[^，,。.;；\n]{{0,4}}?(?:没通过|未通过|没过|不达标|未达标)|"
-        rf"(?:年级|班级|全校|全市|全区|全省|高考|中考)\s*(?:的)?\s*(?:状元|榜首|倒数)|成绩\s*垫底|吊车尾",
+        rf"(?:年级|班级|全校|全市|全区|全省|高考|中考)\s*(?:的)?\s*(?:状元|榜首|倒数)|成绩\s*垫底|吊车尾|留级|"
+        rf"是[^，,。.;；\n]{{0,6}}?(?:学困生|后进生|差生|尖子生|优等生|学渣|学霸|优生)|"
+        rf"(?:每次|总是|一直|常常|经常|次次)\s*(?:都)?\s*(?:考)?\s*(?:前|第)\s*{NUM}(?!{_RANK_NOT_UNIT})",
         ["赵磊这次数学不及格", "小李补考了", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
-         "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底"],
-        ["及格线是60分"],
+         "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底", "王梓睿是班上的学困生", "孙一诺每次都前三"],
+        ["及格线是60分", "如何帮助学困生提高成绩", "每次都先做第一题"],
     ),
 }
 
@@ -170,6 +179,22 @@ SCORE_RULES_EN = {
          "Owen's reading age is two years behind", "Ruby's maths is grade C"],
         ["The top score in the quiz was 18 out of 20", "3 out of 4 students finished",
          "the grade is taught by two teachers"],
+    ),
+    # UK school words: sets, marks off a pass, straight-A, two Es, below expected, IQ
+    "score_school_words": (
+        r"\biq\s*(?:score\s*)?(?:is|was|of|:|=)?\s*\d{2,3}\b|"
+        r"\b(?:dropped|moved|promoted|demoted|went|moving|dropping)\s+(?:up\s+|down\s+)?(?:to|into)\s+(?:the\s+)?"
+        r"(?:set\s+\d|(?:top|bottom|lower|lowest|middle|higher)\s+set)|"
+        r"\bin\s+the\s+(?:top|bottom|lowest|highest)\s+set\b|"
+        r"\b\d+\s+marks?\s+(?:off|short\s+of|below|from|away\s+from)\s+(?:a\s+|the\s+)?(?:pass|grade|target)|"
+        r"\bstraight[\s\-]*a(?:'?s)?\b|"
+        r"\b(?:got|gets|get|received|achieved|earned|with)\s+(?:two|three|four|five|\d)\s+(?:[a-f]|a\*)'?s\b|"
+        r"\bbelow\s+(?:the\s+)?expected\b|\bworking\s+towards\s+(?:the\s+)?expected|\bgreater\s+depth\b|"
+        r"\b(?:scored|came|finished|ranked|placed)\s+(?:the\s+)?(?:lowest|highest|last|bottom)\b",
+        ["Ben's IQ is 85", "Priya was in the top set but dropped to set 3", "Marcus is 4 marks off a pass",
+         "Grace is a straight-A student", "Ali got two Es in the mocks", "her report said 'below expected' in writing",
+         "Sam scored lowest on the exam"],
+        ["problem set 3 is due Monday", "the 2 marks for method", "plot the two As on the graph"],
     ),
     "score_gpa": (
         r"\bgpa\s*(?:of|is|was|:|=|是|为|：)?\s*\d|\d\.\d+\s*gpa\b",
