@@ -6,7 +6,7 @@ A single Chinese numeral stays a character (第三, 前十), so ranks accept eit
 Each pattern is one named rule of the table in core.redline, with its own examples.
 """
 
-_CN1 = "[一二三四五六七八九十两]"
+_CN1 = "[一二三四五六七八九十两几]"
 NUM = rf"(?:\d+|{_CN1})"
 SUBJECTS = ("语文|数学|英语|外语|物理|化学|生物|历史|地理|政治|道法|道德与法治|科学|信息技术|信息|体育|音乐|美术|"
             "理综|文综|平均分|均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测|高考|中考|估分|口语|听力")
@@ -22,10 +22,12 @@ _EN_VALUE = (r"(?:\d{2,3}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|question
              r"marks? each))|[a-f][+\-]?(?![a-z0-9]))")
 _GROUPS = r"年级|班级|全班|全年级|全校|班上|班里|班内|级部|学校|校内|全区|区里|全市|市里|全省|省里|考场|小组内"
 _LEVELS = (r"(?:优秀|优良|良好|中等|合格|及格|不合格|不及格|待合格|待提高|较差|优|良|差|一般|较好|很好|很差|不好|不理想|落后|拔尖|"
-           r"垫底|[一二三四五]类文?|[一二三四五]档)(?:偏下|偏上|以上|以下|水平)?")
+           r"垫底|[一二三四五]类文?|[一二三四五]档|中下|中上|中游|上游|下游|最差|最好|倒数|数一数二|靠前|靠后|前列)"
+           r"(?:偏下|偏上|以上|以下|水平)?")
 # Where a grade is being talked about: a subject, an exam, a piece of assessed work.
 _ASSESSED = rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|等级|等第|评定|评级|考评|测评|综合评价"
-_GRADE_VERB = r"[:：是为]|评为|评定为|被评为|评了个?|评上|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?"
+_GRADE_VERB = (r"[:：是为]|评为|评定为|被评为|评了个?|评上|评到|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?|拿到|得到|考到|"
+               r"获得|只拿到")
 _LETTER = r"[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])"
 
 SCORE_RULES_ZH = {
@@ -96,6 +98,14 @@ SCORE_RULES_ZH = {
         ["他是年级第3名", "进了年级前十", "班级第三", "小红考了全班第一名", "全班倒数第二"],
         ["前十道题", "第二节课", "全班第一个交卷", "年级第3次教研", "第3名著导读", "第一名到第三名的获奖作文要展示",
          "“第一名”和“唯一”的区别"],
+    ),
+    # 在班级中游, 排前百分之五, 最后一名
+    "score_standing_zh": (
+        rf"(?:在|处于|位于|排在?|位列)\s*(?:{_GROUPS})\s*(?:的)?\s*(?:中游|上游|下游|中等|中上|中下|前列|末尾|前几|后几)|"
+        rf"(?:排|排名|位列|位于|处于)\s*(?:在)?\s*(?:{_GROUPS})?\s*(?:的)?\s*(?:前|后)\s*(?:百分之|\d+\s*%)|"
+        rf"最后\s*(?:一|1)\s*名|数一数二",
+        ["张伟的成绩在班级中游", "李娜在年级里排前百分之五", "马丽是全班最后一名", "林峰的英语在班上数一数二"],
+        ["在年级中推广这个方法", "排在最后一节课"],
     ),
     # 绩点3.5, 85/100, 3.7/4.0
     "score_gpa_fraction": (
@@ -181,6 +191,29 @@ SCORE_RULES_EN = {
          "the grade is taught by two teachers"],
     ),
     # UK school words: sets, marks off a pass, straight-A, two Es, below expected, IQ
+    # an A* in maths, predicted a U, grade 7 in English, a distinction, grades all Cs, from B to D
+    "score_grade_words": (
+        r"\b(?:got|gets|get|received|receives|earned|achieved|achieves|awarded|given|predicted|targeted|working\s+at|"
+        r"working\s+towards|on\s+track\s+for)\s+(?:an?\s+)?(?:grade\s+)?(?:a\*|[a-f][+\-]?|u|[1-9])\s+"
+        r"(?:in|for|on|at)\b|"
+        r"\b(?:got|received|achieved|awarded|earned|gained)\s+(?:a\s+)?(?:merit|distinction|credit)\b|"
+        r"\b(?:grade|mark|score|result|level)s?\b[^.;\n]{0,20}?from\s+(?:[a-f][+\-]?|a\*|\d+)\s+to\s+"
+        r"(?:[a-f][+\-]?|a\*|\d+)\b|"
+        r"\b(?:grades?|marks?|results?)\s+(?:are|were|is|was)\s+(?:all\s+|mostly\s+)?(?:[a-f]|a\*)'?s\b|"
+        r"\b(?:weakest|strongest|brightest|worst|lowest[\s\-]attaining|highest[\s\-]attaining|lowest[\s\-]achieving)\s+"
+        r"(?:\w+\s+)?(?:student|pupil|reader|writer|learner|performer|mathematician)s?\s+in\b|"
+        rf"\b(?:{_EN_SUBJECTS})\s*[-:=]\s*(?:below|meeting|exceeding|above|emerging|developing|secure|"
+        r"working\s+towards)\b|"
+        r"\b(?:test|quiz|exam|score|mark|result)s?\s*[:=]\s*\d{1,3}\s*/\s*\d{1,3}\b|"
+        r"\b(?:is|are|in)\s+(?:the\s+)?(?:top|bottom|lowest|highest|lower|middle)\s+set\b",
+        ["Sophie got an A* in maths", "Tom's maths grade dropped from B to D", "Amy achieved a grade 7 in English",
+         "Lucy is working at grade 4 in science", "Jack is predicted a U in chemistry", "Mia's grades are all Cs",
+         "Harry is the weakest reader in year 5", "George got merit in his music exam",
+         "Ella received a distinction in piano grade 5", "Jacob's report: Maths - Below, English - Meeting",
+         "Sam's test: 12/50", "Lily is bottom set for maths"],
+        ["Create a grade 5 piano theory quiz", "Merit and distinction criteria for the music exam",
+         "Our top set is covering quadratics", "travel from A to B", "Students choose grade levels for the books"],
+    ),
     "score_school_words": (
         r"\biq\s*(?:score\s*)?(?:is|was|of|:|=)?\s*\d{2,3}\b|"
         r"\b(?:dropped|moved|promoted|demoted|went|moving|dropping)\s+(?:up\s+|down\s+)?(?:to|into)\s+(?:the\s+)?"
