@@ -3,7 +3,13 @@ and every injected section.
 
 Prints the time per call for a typical fact, a 4,000-character section, and an adversarial
 string, side by side with a bare NFKC (the floor), and the ratios to it. Each call gets a
-text it has not seen (the red line caches its last results). NFKC of pure ASCII text
+text it has not seen (the red line caches its last results).
+
+Then, for inputs of 10,000 and 100,000 characters that once made a pattern backtrack or a
+search branch out (runs of one digit, one numeral, pinyin syllables, spelled letters …),
+the time per check side by side and the ratio: about 10 means linear. Stored texts are
+checked again before every run (fail closed), so one archived output built to be slow
+would slow every run that retrieves it. NFKC of pure ASCII text
 returns at once, so the English row's ratios only say that the floor there is ~0.
 
     .venv/bin/python bench/normalize_speed.py
@@ -11,6 +17,7 @@ returns at once, so the English row's ratios only say that the floor there is ~0
 
 import os
 import sys
+import time
 import timeit
 import unicodedata
 from pathlib import Path
@@ -37,6 +44,27 @@ SAMPLES = {
 }
 
 
+WORST_CASES = {
+    "digits and spaces": "1 ",
+    "one digit": "1",
+    "one Chinese numeral": "一",
+    "a numeral and a space": "一 ",
+    "pinyin syllables": "yi ",
+    "spelled letters": "a.",
+    "letters and digits": "1x",
+    "a subject": "数学",
+    "a term's character": "哮",
+    "entities": "&amp;",
+    "teacher text": "张三考了92分，电话138 1234 5678。He scored 85. ",
+}
+
+
+def seconds(text: str) -> float:
+    start = time.perf_counter()
+    redline.check(text)
+    return time.perf_counter() - start
+
+
 def per_call_us(func, text, number):
     texts = iter([f"{text}{i}" for i in range(number * 5 + 5)])
     return min(timeit.repeat(lambda: func(next(texts)), number=number, repeat=5)) / number * 1e6
@@ -51,6 +79,12 @@ def main():
         ours = per_call_us(normalize, text, number)
         check = per_call_us(redline.check, text, number)
         print(f"{name:<28}{floor:>12.1f}{ours:>16.1f}{ours / floor:>9.0f}x{check:>12.1f}{check / floor:>9.0f}x")
+
+    print(f"\n{'hostile input':<28}{'10k chars (s)':>15}{'100k chars (s)':>16}{'ratio':>8}")
+    for name, unit in WORST_CASES.items():
+        small = seconds((unit * (10_000 // len(unit) + 1))[:10_000])
+        large = seconds((unit * (100_000 // len(unit) + 1))[:100_000])
+        print(f"{name:<28}{small:>15.3f}{large:>16.3f}{large / max(small, 1e-6):>8.1f}")
 
 
 if __name__ == "__main__":

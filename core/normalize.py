@@ -221,7 +221,7 @@ _SPELLED_LETTERS = re.compile(r"(?<![a-z0-9])[a-z](?:(?:[.\-_·*/]\s?|\s?[.\-_·
                               r"|(?<![a-z0-9])[a-z](?:\s[a-z]){2,}(?![a-z0-9])")
 
 _DIGIT_SEP = r"(?:[^\w]|_)"  # any punctuation, symbol or space: 138-12-34, 138🔸1234, 138 1234
-_DIGIT_CHAIN = re.compile(rf"\d+(?:{_DIGIT_SEP}{{1,3}}\d+)+")
+_DIGIT_CHAIN = re.compile(rf"(?<!\d)\d++(?:{_DIGIT_SEP}{{1,3}}+\d++)++")
 _DIGIT_SEP_RUN = re.compile(rf"(?<=\d){_DIGIT_SEP}+(?=\d)")
 _MIN_CHAIN_DIGITS = 9  # shorter than any phone, identity or card number (and than a date)
 _MAX_GROUP_DIGITS = 4  # people split a number into groups of one to four digits
@@ -270,12 +270,14 @@ def _latin_disguises(text: str) -> str:
 # --- the pipeline -----------------------------------------------------------------------
 
 # Letters that stand in for digits inside a run of digits: 138l2345678, 1380O12345.
-_LOOKALIKE_DIGITS = re.compile(r"(?<![a-z])[0-9oli]{7,}(?![a-z])")
+_LOOKALIKE_DIGITS = re.compile(r"(?<![a-z0-9])[0-9oli]{7,}+(?![a-z])")
 _AS_DIGIT = str.maketrans("oli", "011")
 
 
 # One or two letters dropped into a long number: 13a812345678
-_STRAY_LETTERS = re.compile(r"(?<![a-z])\d+(?:[a-z]\d+){1,2}(?![a-z])")
+# (possessive quantifiers and a lookbehind on the run's start keep these linear on a
+# 100,000-digit run)
+_STRAY_LETTERS = re.compile(r"(?<![a-z0-9])\d++(?:[a-z]\d++){1,2}+(?![a-z0-9])")
 _MIN_STRAY_DIGITS = 10
 
 

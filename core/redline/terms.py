@@ -151,13 +151,19 @@ def _readings(char: str) -> frozenset[str]:
     return frozenset(_toneless(r) for r in _pinyin_table().get(ord(char), "").split(",") if r)
 
 
+_MAX_PINYIN_WORD = 40  # letters; a longer "word" is not pinyin anyone typed
+
+
 @functools.lru_cache(maxsize=4096)
 def _segmentable(word: str) -> bool:
     """Can `word` be read as pinyin syllables one after another (zheng, yiyu, "")?"""
-    if not word:
-        return True
+    if len(word) > _MAX_PINYIN_WORD:
+        return False
     syllables = _syllables()
-    return any(word[:n] in syllables and _segmentable(word[n:]) for n in range(min(6, len(word)), 0, -1))
+    ends = [True] + [False] * len(word)  # ends[i]: word[:i] is syllables
+    for i in range(1, len(word) + 1):
+        ends[i] = any(ends[i - n] and word[i - n:i] in syllables for n in range(1, min(6, i) + 1))
+    return ends[-1]
 
 
 @functools.lru_cache(maxsize=8)
@@ -198,12 +204,33 @@ def _match_pinyin(units: list[str], u: int, offset: int, chars: str, latin_used:
 def _pinyin_kinds(plain: str, terms: tuple[Term, ...]):
     if not _LATIN_WORD.search(plain):
         return
-    index = _pinyin_index(terms)
     syllables = _syllables()
+    chunks = []
+    present: set[str] = set()  # every syllable the text could be read as, and its characters
     for chunk in re.split(r"[^\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaffa-z\s]+", plain):
         units = _UNIT.findall(chunk)
         if not any(u.isascii() for u in units):
             continue
+        chunks.append(units)
+        for unit in set(units):
+            if _CJK.match(unit):
+                present.add(unit)
+                present.update(_readings(unit))
+            elif _segmentable(unit):
+                present.update(unit[i:i + n] for i in range(len(unit)) for n in range(1, 7)
+                               if unit[i:i + n] in syllables)
+    # Only terms each of whose characters the text could hold: one pass over the terms
+    # instead of one per Latin word (a text of 10,000 "yi" stays fast).
+    index: dict[str, list] = {}
+    for first, entries in _pinyin_index(terms).items():
+        if first in present:
+            viable = [(chars, term) for chars, term in entries
+                      if all(c in present or _readings(c) & present for c in chars)]
+            if viable:
+                index[first] = viable
+    if not index:
+        return
+    for units in chunks:
         for u, unit in enumerate(units):
             if _CJK.match(unit):
                 starts = [(0, reading) for reading in _readings(unit)]
@@ -250,10 +277,12 @@ def _typo_index(terms: tuple[Term, ...]) -> dict[str, list[Term]]:
 
 def _latin_typo_kinds(plain: str, terms: tuple[Term, ...]):
     index = _typo_index(terms)
+    longest = max((len(key) for key in index), default=0) + 2
     for word in set(_LATIN_WORD.findall(plain)):
         if len(word) < _MIN_TYPO_LETTERS - 1:
             continue
-        for candidate in {word} | {word[:n] for n in range(_MIN_TYPO_LETTERS - 1, len(word))}:
+        whole = {word} if len(word) <= longest else set()
+        for candidate in whole | {word[:n] for n in range(_MIN_TYPO_LETTERS - 1, min(len(word), longest))}:
             for key in _deletes(candidate) | {candidate}:
                 for term in index.get(key, ()):
                     if (candidate == word or term.prefix) and within_one_edit(candidate, term.text) \
