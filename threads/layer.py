@@ -11,7 +11,7 @@ Write path: fold the turns that left the recent window into the summary
 
 import logging
 
-from agents.layers import MemoryLayer, ReadContext
+from agents.layers import MemoryLayer, ReadContext, StepResult
 from agents.ledger import Section
 from agents.models import Run
 from core.tokens import count_tokens, truncate_tokens
@@ -73,8 +73,15 @@ class ThreadLayer(MemoryLayer):
             return None
         return self.section(text, label=prompts.fence(ctx.language)["label"], items=shown)
 
-    def after_run(self, run) -> None:
-        thread_compress(thread_id=run.thread_id, run=run)
+    def after_run(self, run) -> StepResult:
+        outcome = thread_compress(thread_id=run.thread_id, run=run)
+        if outcome in ("compressed", "up_to_date"):
+            return StepResult.done(outcome)
+        if outcome == "missing":
+            return StepResult.skipped(outcome)
+        # "failed" (the model failed; the cursor did not move) or "raced" (lost too many
+        # compare-and-set races): try again later rather than leave the turns unfolded.
+        return StepResult.retry_soon(note=outcome)
 
 
 def render_thread_section(*, language: str, summary: str, turns: list[Run], cap: int, summary_budget: int,
@@ -161,8 +168,11 @@ def _fit_turns(turns: list[Run], *, budget: int, language: str) -> tuple[list[st
 
 def _turn_lines(turn: Run, *, avail: int, language: str, marks: dict) -> list[str] | None:
     user = untrusted_text(turn.input, language=language, limit=avail)
-    if turn.status == Run.Status.COMPLETED:
+    if turn.has_output:
         assistant = untrusted_text(turn.output, language=language, limit=avail)
+        if turn.status == Run.Status.STOPPED:
+            assistant = truncate_tokens(assistant, max(avail - count_tokens(marks["stopped"]) - 1, 0))
+            assistant = f"{assistant} {marks['stopped']}"
         assistant_fixed = False
     else:
         # A failed turn never shows its output or error, only that it was skipped.

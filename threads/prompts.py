@@ -47,6 +47,9 @@ COMPRESS_USER = labels.COMPRESS_USER
 
 EMPTY_SUMMARY = {"zh": "（无）", "en": "(none)"}
 
+#: what stands in, in an extractive summary, for a sentence red line 2 refused
+REDACTED = {"zh": "(涉及敏感个人信息，略)", "en": "(sensitive personal details omitted)"}
+
 SHORTEN_USER = {
     "zh": "下面的摘要太长。请在不丢失要点、遵守上述红线的前提下，把它压缩到不超过 {limit} 个 token（约 {chars} 个汉字），"
           "只输出压缩后的摘要：\n\n{summary}",

@@ -38,3 +38,4 @@ class ThreadRunOut(RunOut):
 
 class ThreadRenameIn(Schema):
     title: str = Field(..., max_length=200, description="The new title.")
+    user: str | None = Field(None, max_length=128, description="API clients: the end user whose thread this is.")
