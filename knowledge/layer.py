@@ -1,5 +1,7 @@
 """L4 knowledge base: the passages of the agent's documents that match the input."""
 
+import logging
+
 from django.conf import settings
 
 from core import labels
@@ -9,6 +11,9 @@ from core.tokens import count_tokens, truncate_tokens
 from knowledge.selectors import kb_search
 from knowledge.services import document_archive_run
 from search.query import query_for_run
+from core import redline
+
+log = logging.getLogger(__name__)
 
 LABEL = labels.KB_LABEL
 OPEN = labels.KB_OPEN
@@ -18,6 +23,15 @@ SOURCE = labels.KB_SOURCE
 CANDIDATES = 12
 #: a passage cut shorter than this is not worth its title line
 MIN_PASSAGE_TOKENS = 40
+
+
+def _refused(chunk) -> bool:
+    """Fail closed: an archived run output that today's red line refuses is not injected
+    (uploaded documents are the school's own material and are not filtered)."""
+    verdict = redline.check(f"{chunk.document.title}\n{chunk.text}")
+    if verdict:
+        log.warning("archived chunk %s not injected: red line (%s)", chunk.pk, ",".join(verdict.kinds))
+    return bool(verdict)
 
 
 class KnowledgeLayer(MemoryLayer):
@@ -40,6 +54,8 @@ class KnowledgeLayer(MemoryLayer):
         room = budget - count_tokens(f"{OPEN[language]}\n\n{CLOSE[language]}")
         parts, items = [], []
         for chunk, _score in found:
+            if chunk.document.source_run_id and _refused(chunk):
+                continue
             title = SOURCE[language].format(title=sanitize_untrusted(chunk.document.title, language=language))
             passage = sanitize_untrusted(chunk.text, language=language)
             head = count_tokens(title) + 2

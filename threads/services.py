@@ -140,6 +140,9 @@ def thread_compress(*, thread_id: str, run: Run | None = None) -> str:
             log.warning("compressing thread %s failed; cursor left at %s", thread_id, state["summary_upto_at"])
             return "failed"
         summary, op = folded
+        summary, refused = redline.redact(summary)
+        if refused:  # kinds only: the refused text goes nowhere, not even the log
+            log.warning("thread %s: summary sentences dropped by the red line (%s)", thread_id, ",".join(refused.kinds))
         with transaction.atomic():
             published = Thread.objects.filter(pk=thread_id, summary_upto_at=state["summary_upto_at"]).update(
                 rolling_summary=summary, summary_upto_at=turns[-1].created_at
