@@ -248,9 +248,6 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> tupl
 
 # --- the extractive fallback (no model fit for memory work) -----------------------------
 
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|\n")
-
-
 def extractive_summary(*, language: str, summary: str, turns: list[Run], limit: int) -> str:
     """A summary without a model: the teacher's requests and decisions, one line each,
     in time order, appended to the previous summary; the oldest lines go first when the
@@ -270,17 +267,5 @@ def extractive_summary(*, language: str, summary: str, turns: list[Run], limit: 
 
 
 def _redacted(text: str, *, language: str) -> str:
-    """`text` with every sentence red line 2 refuses replaced by one placeholder."""
-    placeholder = prompts.REDACTED[language]
-    kept: list[str] = []
-    for sentence in _SENTENCE_END.split(text):
-        if not sentence.strip():
-            continue
-        if redline.check(sentence):
-            if not kept or kept[-1] != placeholder:
-                kept.append(placeholder)
-        else:
-            kept.append(sentence.strip())
-    joined = "".join(kept) if language == "zh" else " ".join(kept)
-    # A number split across two sentences is only whole again once they are joined.
-    return placeholder if redline.check(joined) else joined
+    """`text` with each run of sentences red line 2 refuses replaced by one placeholder."""
+    return redline.redact(text, placeholder=prompts.REDACTED[language])[0]

@@ -191,17 +191,29 @@ def is_sensitive(text: str) -> bool:
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=[.])\s+")
 
 
-def redact(text: str) -> tuple[str, Verdict]:
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def redact(text: str, *, placeholder: str = "") -> tuple[str, Verdict]:
     """`text` without the sentences that the red line refuses, and what they held.
 
     For machine-written text that is kept as a whole (a thread's rolling summary, a recall
-    summary): one sensitive sentence must not cost the rest of the summary.
+    summary): one sensitive sentence must not cost the rest of the summary. With a
+    `placeholder`, each run of refused sentences is replaced by it in place (Chinese
+    sentences joined as they were, others with a space); without, they are dropped.
     """
     verdict = check(text)
     if not verdict:
         return text, verdict
-    kept = [part for part in _SENTENCE_END.split(text) if part.strip() and not check(part)]
-    clean = " ".join(p.strip() for p in kept)
+    kept: list[str] = []
+    for part in _SENTENCE_END.split(text):
+        if not part.strip():
+            continue
+        if not check(part):
+            kept.append(part.strip())
+        elif placeholder and (not kept or kept[-1] != placeholder):
+            kept.append(placeholder)
+    clean = "".join(kept) if placeholder and _HAN.search(text) else " ".join(kept)
     if check(clean):  # a number or a term split across sentences
-        return "", verdict
+        return placeholder, verdict
     return clean, verdict
