@@ -82,6 +82,7 @@ class RunContextOut(Schema):
     total_tokens: int
     total_budget: int
     messages: list[MessageOut]
+    fence_nonce: str = Field("", description="This run's fence nonce: only prompt lines carrying it are boundaries.")
 
 
 class ErrorOut(Schema):

@@ -9,13 +9,11 @@ cursor where it was for the next run's job to catch up.
 """
 
 import logging
-import re
 
 from django.utils import timezone
 
 from core.errors import AppError
 from core.text import validate_text
-from core.fencing import FILTERED
 from agents.memory_llm import memory_complete
 from agents.models import Run
 from core.tokens import count_tokens, truncate_tokens
@@ -39,13 +37,6 @@ COMPRESS_MAX_CHUNKS = 10
 COMPRESS_MAX_RACES = 5
 #: "shorten it" requests before the summary is hard-truncated
 COMPRESS_SHORTEN_TRIES = 1
-
-# The compression prompt's own labels: history must not be able to close its fence.
-_COMPRESS_LABELS = re.compile(
-    r"[\[［]\s*(?:已有摘要|待并入的对话记录|对话记录结束|current summary|transcript to fold in|end of transcript)"
-    r"[^\]］\n]{0,80}[\]］]",
-    re.IGNORECASE,
-)
 
 
 def thread_title_from_input(text: str) -> str:
@@ -170,8 +161,8 @@ def transcript_of(turns: list[Run], *, language: str) -> str:
 
 
 def _untrusted(text: str, *, language: str, limit: int, keep: str = "head") -> str:
-    cleaned = prompts.untrusted_text(text, language=language, limit=limit, keep=keep)
-    return _COMPRESS_LABELS.sub(FILTERED.get(language, FILTERED["en"]), cleaned)
+    # The compression prompt's own labels are in the registry: the sanitizer covers them.
+    return prompts.untrusted_text(text, language=language, limit=limit, keep=keep)
 
 
 def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str | None:
