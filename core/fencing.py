@@ -150,8 +150,7 @@ def _rules() -> list[re.Pattern]:
         # Turn marks and authority markers in any bracket: ⟨助手⟩, ‹user›, [system: …], 【重要】.
         re.compile(_O + r"\s*" + _alternatives([*roles, *markers, *exact_in_brackets]) + r"\s*(?:[:：\-—–]" + _NOT_C + r"{0,60})?" + _C),
         # A role prefix at the start of a line: "system:", "### Instruction:", "**助手**：", "1. user:".
-        re.compile(r"^[\s>#*_`~\-|+=]*(?:\d{1,3}[.)、]\s*)?[*_`~\[(]*" + _alternatives(prefixes)
-                   + r"[*_`~\])]*\s*[:：]"),
+        re.compile(r"^[\W_]*(?:\d{1,3}[.)、]\s*)?[\W_]*" + _alternatives(prefixes) + r"[*_`~\])]*\s*[:：]"),
         # Strong roles and shouted markers with a colon, mid-line: "好的。System: …", "IMPORTANT!".
         re.compile(r"(?<!\w)" + _alternatives(strong_roles) + r"\s*[:：]|(?<!\w)(?:important|instructions?)\s*[:!：！]"),
     ]

@@ -176,10 +176,11 @@ MARKER_WORDS = {
 FILTERED = {"zh": "⟨已过滤⟩", "en": "⟨filtered⟩"}
 
 #: the registries whose text marks a section: what untrusted text must never reproduce.
+#: (KB_SOURCE is not one: the source line is datamarked with its passage.)
 _BOUNDARIES = (
     "INPUT_LABEL", "ARTIFACT_OPEN", "ARTIFACT_CLOSE", "THREAD_FENCE", "COMPRESS_USER", "CORE_LABEL", "CORE_INTRO",
     "RECALL_LABEL", "RECALL_OPEN", "RECALL_CLOSE", "RECALL_USER", "RECALL_ASSISTANT", "RECALL_SUMMARISED",
-    "KB_LABEL", "KB_OPEN", "KB_CLOSE", "KB_SOURCE", "EXTRACTION_OPEN", "EXTRACTION_CLOSE", "EXTRACTION_SPEAKERS",
+    "KB_LABEL", "KB_OPEN", "KB_CLOSE", "EXTRACTION_OPEN", "EXTRACTION_CLOSE", "EXTRACTION_SPEAKERS",
     "LABEL_KEYWORDS",
 )
 
