@@ -42,7 +42,7 @@ class PreparedRun:
 def validate_input(text) -> str:
     if not isinstance(text, str) or not text.strip():
         raise AppError("empty_input", "input must not be empty", status=422)
-    validate_text(text)
+    text = validate_text(text)
     if len(text) > settings.WORKING_MEMORY_MAX_CHARS or count_tokens(text) > settings.WORKING_MEMORY_MAX_TOKENS:
         raise AppError(
             "input_too_long",
@@ -64,7 +64,7 @@ def _continued_run(*, actor, agent, run_id: str) -> Run:
 
 def run_prepare(*, actor, agent, input: str, thread_id: str | None = None, continue_run_id: str | None = None,
                 streamed: bool = False) -> PreparedRun:
-    validate_input(input)
+    input = validate_input(input)
     language = agent.language
     with transaction.atomic():
         previous = _continued_run(actor=actor, agent=agent, run_id=continue_run_id) if continue_run_id else None

@@ -39,7 +39,7 @@ import secrets
 
 from core import labels
 from core.normalize import normalize
-from core.tokens import count_tokens, truncate_tokens
+from core.tokens import CHARS_PER_TOKEN_MAX, count_tokens, truncate_tokens
 
 FILTERED = labels.FILTERED
 DATAMARK = labels.DATAMARK
@@ -237,6 +237,8 @@ def fit_untrusted(text: str, *, language: str, nonce: str, limit: int, keep: str
     the datamarks counted, every line starting with one ("" when nothing fits)."""
     if limit <= 0 or not text:
         return ""
+    room = limit * CHARS_PER_TOKEN_MAX  # cut roughly first: a huge text is never normalized whole
+    text = text[:room] if keep == "head" else text[-room:]
     clean = sanitize_untrusted(text, language=language, nonce=nonce).strip("\n")
     budget = limit
     for _ in range(6):

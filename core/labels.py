@@ -162,8 +162,8 @@ ROLE_WORDS = {
 #: speakers that are ordinary words in brackets ("artificial intelligence (AI)") and a
 #: role only as a line-initial prefix ("AI: sure, …", "### Response:").
 PREFIX_WORDS = {
-    "zh": ("模型", "机器人", "回答", "输入"),
-    "en": ("ai", "bot", "model", "tool", "response", "input", "root", "gpt", "claude", "qwen"),
+    "zh": ("模型", "机器人"),
+    "en": ("ai", "bot", "model", "tool", "response", "root", "gpt", "claude", "qwen"),
 }
 
 #: words that in brackets (or shouted with a colon) claim authority: "[IMPORTANT]", "【重要】".

@@ -16,7 +16,7 @@ from core.errors import AppError
 from core.text import validate_text
 from agents.memory_llm import memory_complete
 from agents.models import Run
-from core.tokens import count_tokens, truncate_tokens
+from core.tokens import CHARS_PER_TOKEN_MAX, count_tokens, truncate_tokens
 from threads import prompts
 from threads.models import Thread
 from threads.selectors import thread_cursor, thread_get_for_actor, thread_get_for_run, thread_turns_to_fold
@@ -143,7 +143,7 @@ def _chunk(turns: list[Run]) -> list[Run]:
 
 
 def _tokens_up_to(text: str, limit: int) -> int:
-    return min(count_tokens(text[: limit * prompts.CHARS_PER_TOKEN_MAX]), limit)
+    return min(count_tokens(text[: limit * CHARS_PER_TOKEN_MAX]), limit)
 
 
 def transcript_of(turns: list[Run], *, language: str) -> str:
