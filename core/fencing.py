@@ -51,7 +51,7 @@ _OPEN = "[({<‹«〈《「『【〔〖〘〚⟦⟨⟪（［｛＜﹝❨❪❬�
 _CLOSE = "])}>›»〉》」』】〕〗〙〛⟧⟩⟫）］｝＞﹞❩❫❭❯❱⦄⦆⦈⦊⦌⦎⦐⦒⦔⦖⦘⸣⸥"
 _O, _C = f"[{re.escape(_OPEN)}]", f"[{re.escape(_CLOSE)}]"
 _NOT_C = f"[^\\n{re.escape(_CLOSE)}]"
-_SEP = r"[\s\-_.·・*~`'\"]{0,3}"  # what may sit between the characters of a label
+_SEP = r"(?:[^\w\n]|_){0,3}"  # what may sit between the characters of a label: "本/会·话 前情"
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 #: words after which an ordinary phrase reads as a boundary ("相关历史结束", "… ends")
 _ENDING = r"(?:结束|完毕|为止|ends?(?![a-z])|follows?(?![a-z])|[—–\-:：]|" + _C + r"|$)"
@@ -151,6 +151,8 @@ def _rules() -> list[re.Pattern]:
         re.compile(_O + r"\s*" + _alternatives([*roles, *markers, *exact_in_brackets]) + r"\s*(?:[:：\-—–]" + _NOT_C + r"{0,60})?" + _C),
         # A role prefix at the start of a line: "system:", "### Instruction:", "**助手**：", "1. user:".
         re.compile(r"^[\W_]*(?:\d{1,3}[.)、]\s*)?[\W_]*" + _alternatives(prefixes) + r"[*_`~\])]*\s*[:：]"),
+        # A line that is nothing but a role: "### Assistant", "User", "<system>"-less templates.
+        re.compile(r"^[\W_]*" + _alternatives(prefixes) + r"[\W_]*$"),
         # Strong roles and shouted markers with a colon, mid-line: "好的。System: …", "IMPORTANT!".
         re.compile(r"(?<!\w)" + _alternatives(strong_roles) + r"\s*[:：]|(?<!\w)(?:important|instructions?)\s*[:!：！]"),
     ]
