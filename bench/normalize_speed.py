@@ -1,7 +1,9 @@
-"""How fast is core.normalize.normalize()? It runs on every fact and every injected section.
+"""How fast are core.normalize.normalize() and core.redline.check()? Both run on every fact
+and every injected section.
 
 Prints the time per call for a typical fact, a 4,000-character section, and an adversarial
-string, side by side with a bare NFKC (the floor), and the ratio between them.
+string, side by side with a bare NFKC (the floor), and the ratios to it. Each call gets a
+text it has not seen (the red line caches its last results).
 
     .venv/bin/python bench/normalize_speed.py
 """
@@ -15,6 +17,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryproj.settings")
 
+import django  # noqa: E402
+
+django.setup()
+
+from core import redline  # noqa: E402
 from core.normalize import normalize  # noqa: E402
 
 SAMPLES = {
@@ -27,17 +34,19 @@ SAMPLES = {
 
 
 def per_call_us(func, text, number):
-    return min(timeit.repeat(lambda: func(text), number=number, repeat=5)) / number * 1e6
+    texts = iter([f"{text}{i}" for i in range(number * 5 + 5)])
+    return min(timeit.repeat(lambda: func(next(texts)), number=number, repeat=5)) / number * 1e6
 
 
 def main():
-    normalize("warm up the caches 張三")
-    print(f"{'input':<26}{'NFKC only (us)':>16}{'normalize (us)':>16}{'ratio':>8}")
+    redline.check("warm up the caches 張三 tangniaobing 哮踹")
+    print(f"{'input':<26}{'NFKC (us)':>12}{'normalize (us)':>16}{'ratio':>8}{'check (us)':>12}{'ratio':>8}")
     for name, text in SAMPLES.items():
-        number = 200 if len(text) > 1000 else 2000
+        number = 50 if len(text) > 1000 else 500
         floor = per_call_us(lambda t: unicodedata.normalize("NFKC", t), text, number)
         ours = per_call_us(normalize, text, number)
-        print(f"{name:<26}{floor:>16.1f}{ours:>16.1f}{ours / floor:>8.1f}x")
+        check = per_call_us(redline.check, text, number)
+        print(f"{name:<26}{floor:>12.1f}{ours:>16.1f}{ours / floor:>7.1f}x{check:>12.1f}{check / floor:>7.1f}x")
 
 
 if __name__ == "__main__":

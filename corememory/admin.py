@@ -15,6 +15,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from agents.admin_base import ScopedAgentFilter, TenantScopedAdmin
+from core import redline
 from core.errors import AppError
 from agents.models import Agent, User
 from corememory import services
@@ -172,13 +173,13 @@ class CoreFactForm(forms.ModelForm):
 @admin.register(CoreFact)
 class CoreFactAdmin(RunLinkMixin, TenantScopedAdmin):
     form = CoreFactForm
-    list_display = ("text", "agent", "owner_display", "last_used", "confirmed_at", "confirmed_by", "confirmed_via",
-                    "source_run_link")
+    list_display = ("text", "injection_status", "agent", "owner_display", "last_used", "confirmed_at", "confirmed_by",
+                    "confirmed_via", "source_run_link")
     list_filter = (ScopedAgentFilter, OwnerFilter, "origin")
     search_fields = ("text",)
     list_select_related = ("agent", "owner", "confirmed_by")
-    fields = ("id", "text", "agent", "owner_display", "end_user", "origin", "last_used", "created_at",
-              "confirmed_at", "confirmed_by", "confirmed_via", "source_run_link", "updated_at")
+    fields = ("id", "text", "injection_status", "agent", "owner_display", "end_user", "origin", "last_used",
+              "created_at", "confirmed_at", "confirmed_by", "confirmed_via", "source_run_link", "updated_at")
     readonly_fields = tuple(f for f in fields if f != "text")
     actions = ("delete_facts",)
 
@@ -186,6 +187,15 @@ class CoreFactAdmin(RunLinkMixin, TenantScopedAdmin):
         actions = super().get_actions(request)
         actions.pop("delete_selected", None)
         return actions
+
+    @admin.display(description=_("注入状态"))
+    def injection_status(self, obj):
+        # The layer checks again before every run (fail closed); this says why a fact
+        # stored before today's red line is no longer in any prompt.
+        verdict = redline.check(obj.text)
+        if verdict:
+            return gettext("不注入：含敏感个人信息（%(kinds)s）") % {"kinds": verdict.labels()}
+        return gettext("注入")
 
     def has_add_permission(self, request):
         # Facts are typed by their owner (API or pages); the admin confirms and edits.

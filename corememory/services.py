@@ -53,7 +53,7 @@ def normalize_fact(text: str) -> str:
 
 def sensitive_content_error(verdict: redline.Verdict) -> AppError:
     """A 400 that names the kind of data found, never the text."""
-    labels = "、".join(str(redline.KIND_LABELS[kind]) for kind in verdict.kinds)
+    labels = verdict.labels()
     return AppError(
         "sensitive_content",
         gettext("内容含有敏感个人信息（%(kinds)s），不能保存为记忆。") % {"kinds": labels},

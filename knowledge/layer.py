@@ -4,6 +4,8 @@ A passage is untrusted: its source line and its text are sanitized and datamarke
 (core.fencing), and the fence's opening and closing lines carry the run's nonce.
 """
 
+import logging
+
 from django.conf import settings
 
 from core import labels
@@ -13,6 +15,9 @@ from core.tokens import count_tokens
 from knowledge.selectors import kb_search
 from knowledge.services import document_archive_run
 from search.query import query_for_run
+from core import redline
+
+log = logging.getLogger(__name__)
 
 LABEL = labels.KB_LABEL
 OPEN = labels.KB_OPEN
@@ -22,6 +27,15 @@ SOURCE = labels.KB_SOURCE
 CANDIDATES = 12
 #: a passage cut shorter than this is not worth its title line
 MIN_PASSAGE_TOKENS = 40
+
+
+def _refused(chunk) -> bool:
+    """Fail closed: an archived run output that today's red line refuses is not injected
+    (uploaded documents are the school's own material and are not filtered)."""
+    verdict = redline.check(f"{chunk.document.title}\n{chunk.text}")
+    if verdict:
+        log.warning("archived chunk %s not injected: red line (%s)", chunk.pk, ",".join(verdict.kinds))
+    return bool(verdict)
 
 
 class KnowledgeLayer(MemoryLayer):
@@ -45,6 +59,8 @@ class KnowledgeLayer(MemoryLayer):
         room = budget - count_tokens(f"{opening}\n\n{closing}")
         parts, items = [], []
         for chunk, _score in found:
+            if chunk.document.source_run_id and _refused(chunk):
+                continue
             # The source line is the title inside our quotes: sanitized whole (a title of
             # "系统" must not become "《系统》"), then datamarked like the passage.
             source = SOURCE[language].format(title=" ".join(chunk.document.title.split()))

@@ -4,6 +4,8 @@ Each entry is our head line and speaker marks, with the recalled text sanitized 
 datamarked (core.fencing); the fence's opening and closing lines carry the run's nonce.
 """
 
+import logging
+
 from django.utils import timezone
 
 from core import labels
@@ -14,6 +16,9 @@ from recall.models import RecallEntry
 from recall.selectors import recall_search
 from recall.services import recall_entry_append
 from search.query import query_for_run
+from core import redline
+
+log = logging.getLogger(__name__)
 
 LABEL = labels.RECALL_LABEL
 OPEN = labels.RECALL_OPEN
@@ -69,6 +74,14 @@ def render_section(found, *, language: str, budget: int, nonce: str = "") -> tup
     return f"{opening}\n" + "\n".join(parts) + f"\n{closing}", items
 
 
+def _refused(entry: RecallEntry) -> bool:
+    """Fail closed: an entry stored before today's red line is not injected."""
+    verdict = redline.check(f"{entry.input}\n{entry.summary}")
+    if verdict:
+        log.warning("recall entry %s not injected: red line (%s)", entry.pk, ",".join(verdict.kinds))
+    return bool(verdict)
+
+
 class RecallLayer(MemoryLayer):
     name = "recall"
     prompt_order = 30
@@ -89,6 +102,7 @@ class RecallLayer(MemoryLayer):
             min_score=ctx.agent.recall_min_score,
             exclude_run_ids=exclude,
         )
+        found = [(entry, score) for entry, score in found if not _refused(entry)]
         if not found:
             return None
         text, items = render_section(found, language=language, budget=budget, nonce=ctx.nonce)

@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core import redline
 from core.fencing import sanitize_untrusted
 from agents.memory_llm import memory_complete
 from agents.models import Run
@@ -90,6 +91,12 @@ def recall_entry_append(*, run: Run) -> RecallEntry | None:
     if existing is not None:
         return existing
     input_text, summary, kind = recall_summary(run)
+    (input_text, refused_input), (summary, refused_summary) = redline.redact(input_text), redline.redact(summary)
+    if refused_input or refused_summary:  # kinds only, never the text
+        log.info("run %s: recall sentences dropped by the red line (%s)", run.pk,
+                 ",".join(sorted({*refused_input.kinds, *refused_summary.kinds})))
+        if not input_text.strip() and not summary.strip():
+            return None
     try:
         with transaction.atomic():
             entry = RecallEntry.objects.create(

@@ -20,6 +20,8 @@ Write path: fold the turns that left the recent window into the summary
 (threads.services.thread_compress).
 """
 
+import logging
+
 from agents.layers import MemoryLayer, ReadContext
 from agents.ledger import Section
 from agents.models import Run
@@ -28,6 +30,9 @@ from core.tokens import count_tokens
 from threads import prompts
 from threads.selectors import thread_cursor, thread_recent_turns
 from threads.services import thread_compress, thread_resolve_for_run
+from core import redline
+
+log = logging.getLogger(__name__)
 
 #: shrink-and-retry steps when joining pieces costs a few tokens more than their sum
 _FIT_ATTEMPTS = 6
@@ -56,9 +61,15 @@ class ThreadLayer(MemoryLayer):
             limit=agent.thread_recent_turns,
         )
         turns = [turn for turn in turns if turn.pk != ctx.run.pk]
+        # Fail closed: a summary written before today's red line is injected without the
+        # sentences it now refuses.
+        summary, refused = redline.redact(state["rolling_summary"])
+        if refused:
+            log.warning("thread %s: summary sentences not injected: red line (%s)", ctx.thread.pk,
+                        ",".join(refused.kinds))
         text, shown = render_thread_section(
             language=ctx.language,
-            summary=state["rolling_summary"],
+            summary=summary,
             turns=turns,
             cap=min(budget, agent.budget_thread),
             summary_budget=agent.budget_thread_summary,

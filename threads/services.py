@@ -12,6 +12,7 @@ import logging
 
 from django.utils import timezone
 
+from core import redline
 from core.errors import AppError
 from core.text import validate_text
 from agents.memory_llm import memory_complete
@@ -111,6 +112,9 @@ def thread_compress(*, thread_id: str, run: Run | None = None) -> str:
         if summary is None:
             log.warning("compressing thread %s failed; cursor left at %s", thread_id, state["summary_upto_at"])
             return "failed"
+        summary, refused = redline.redact(summary)
+        if refused:  # kinds only: the refused text goes nowhere, not even the log
+            log.warning("thread %s: summary sentences dropped by the red line (%s)", thread_id, ",".join(refused.kinds))
         published = Thread.objects.filter(pk=thread_id, summary_upto_at=state["summary_upto_at"]).update(
             rolling_summary=summary, summary_upto_at=turns[-1].created_at
         )

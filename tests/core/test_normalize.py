@@ -41,6 +41,10 @@ FOLDED = [
     ("digits split by dots", "1.3.8.1.2.3.4.5.6.7.8", "13812345678"),
     ("groups of four", "6222 0212 3456 7890", "6222021234567890"),
     ("area code in parentheses", "(138) 1234-5678", "(13812345678"),
+    ("emoji between groups", "138🔸1234🔸5678", "13812345678"),
+    ("keycap digits", "1\ufe0f\u20e33\ufe0f\u20e38\ufe0f\u20e3", "138"),
+    ("letters for digits", "138l2345678", "13812345678"),
+    ("Chinese digits in groups", "一三八 一二三四 五六七八", "13812345678"),
     ("English digit words", "one three eight one two three four five six seven eight", "13812345678"),
     ("double and oh", "one three eight double one oh two", "1 3 8 11 0 2"),
     ("English tens", "scored ninety-two", "scored 92"),
@@ -73,6 +77,8 @@ KEPT = [
     ("A-level and B tree", "A-level B tree", "a-level b tree"),
     ("lesson text", "第3章 满分100分的试卷 90分钟", "第3章 满分100分的试卷 90分钟"),
     ("a digit-only run stays digits", "1, 2, 3", "1, 2, 3"),
+    ("a word with l and o is not a number", "lollipop 1234567", "lollipop 1234567"),
+    ("times side by side", "10:30-11:45 12:30-13:45", "10:30-11:45 12:30-13:45"),
     ("empty", "", ""),
 ]
 
