@@ -160,7 +160,7 @@ def _rules() -> list[re.Pattern]:
 
 def _neutralize_line(line: str, *, filtered: str, nonce: str) -> str:
     folded = normalize(line)
-    hit = bool(nonce) and nonce in folded
+    hit = bool(nonce) and (nonce in folded or nonce in line.casefold())
     if not hit and not any(rule.search(folded) for rule in _rules()):
         return line
     if nonce:
