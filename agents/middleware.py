@@ -17,6 +17,9 @@ import re
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponseBadRequest, JsonResponse
+from django.utils import translation
+
+from core.errors import API_PREFIX, api_client_language, error_body
 
 #: deepest JSON nesting any endpoint accepts (our real bodies nest 2 or 3 levels)
 JSON_MAX_DEPTH = 64
@@ -57,10 +60,15 @@ def _content_length(request) -> int:
         return 0  # what Django itself assumes
 
 
-def _refusal(request, status: int, code: str, message: str):
-    if request.path.startswith("/api/") or status != 400:
-        return JsonResponse({"code": code, "message": message}, status=status)
-    return HttpResponseBadRequest("Bad request")
+def _refusal(request, status: int, code: str):
+    """JSON with the code's catalogue message (core.errors) for the API and for any 413; a
+    page's 400 stays plain."""
+    if not request.path.startswith(API_PREFIX) and status == 400:
+        return HttpResponseBadRequest("Bad request")
+    # This runs before the locale middleware: choose the message's language here.
+    with translation.override(api_client_language(request) or settings.LANGUAGE_CODE):
+        body = error_body(code)
+    return JsonResponse(body, status=status, json_dumps_params={"ensure_ascii": False})
 
 
 class RequestGuardMiddleware:
@@ -70,17 +78,15 @@ class RequestGuardMiddleware:
     def __call__(self, request):
         if "\x00" in request.path or any("\x00" in k or "\x00" in v for k, values in request.GET.lists()
                                           for v in values):
-            return _refusal(request, 400, "invalid_text", "the URL contains a NUL character")
-        limit = body_limit(request.content_type)
-        if _content_length(request) > limit:
-            return _refusal(request, 413, "payload_too_large", f"the request body may be at most {limit} bytes")
+            return _refusal(request, 400, "invalid_text")
+        if _content_length(request) > body_limit(request.content_type):
+            return _refusal(request, 413, "payload_too_large")
         if request.content_type not in _FORM_TYPES and _content_length(request):
             try:
                 body = request.body
             except RequestDataTooBig:
-                return _refusal(request, 413, "payload_too_large", f"the request body may be at most {limit} bytes")
+                return _refusal(request, 413, "payload_too_large")
             if json_depth_exceeds(body):
-                return _refusal(request, 400, "json_too_deep",
-                                f"JSON may be nested at most {JSON_MAX_DEPTH} levels deep")
+                return _refusal(request, 400, "json_too_deep")
         return self.get_response(request)
 

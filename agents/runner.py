@@ -4,13 +4,20 @@ and enqueue exactly one memory job after commit.
     request -> validate (tenant, agent, thread) -> Run(status=running)
             -> assemble context via the layers (ledger, budgets, fences)
             -> store what was assembled on the run
-            -> provider (sync or SSE stream) -> Run(completed|failed, tokens, cost)
+            -> provider (sync or SSE stream) -> Run(completed|stopped|failed, tokens, cost)
             -> enqueue ONE memory job for the run
+
+A streamed reply whose reader goes away after part of it arrived (the teacher pressed
+停止生成, closed the tab or lost the network: the server sees the same closed
+connection for all three) ends `stopped`: the streamed text is kept as its output and
+its memory job treats it as a turn that was cut. The provider's stream is closed at
+once. A reader gone before any text arrived leaves a failed run (`client_disconnected`).
 """
 
 import json
 import logging
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -57,8 +64,8 @@ def _continued_run(*, actor, agent, run_id: str) -> Run:
     previous = Run.objects.filter(actor.owner_q(), pk=run_id, agent=agent).first()
     if previous is None:
         raise AppError("continue_run_mismatch", "context.run_id does not belong to this agent", status=400)
-    if previous.status != Run.Status.COMPLETED:
-        raise AppError("continue_run_not_completed", "only a completed run can be continued", status=409)
+    if not previous.has_output:
+        raise AppError("continue_run_not_completed", "only a completed or stopped run can be continued", status=409)
     return previous
 
 
@@ -117,9 +124,10 @@ def build_messages(*, agent, sections, input: str, previous: Run | None, nonce: 
     return [{"role": "system", "content": system}, {"role": "user", "content": user_content}]
 
 
-def run_finish(*, run: Run, completion=None, error_code: str = "") -> Run:
+def run_finish(*, run: Run, completion=None, error_code: str = "", stopped_text: str = "") -> Run:
     """Record the outcome once (a run that already finished is left alone) and enqueue
-    its memory job after commit."""
+    its memory job after commit. `stopped_text`: what was streamed before the reader went
+    away; the run is then recorded as stopped with that text as its output."""
     now = timezone.now()
     if completion is not None and not error_code:
         fields = {
@@ -128,6 +136,19 @@ def run_finish(*, run: Run, completion=None, error_code: str = "") -> Run:
             "prompt_tokens": completion.prompt_tokens,
             "completion_tokens": completion.completion_tokens,
             "cost": price(completion.model or run.model, completion.prompt_tokens, completion.completion_tokens),
+            "error_code": "",
+            "finish_reason": completion.finish_reason or "",
+        }
+    elif stopped_text.strip():
+        # No usage report arrives for a cut stream: our own counts, priced the same way.
+        prompt_tokens = (run.context or {}).get("prompt_tokens_estimate", 0)
+        completion_tokens = count_tokens(stopped_text)
+        fields = {
+            "status": Run.Status.STOPPED,
+            "output": stopped_text,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "cost": price(run.model, prompt_tokens, completion_tokens),
             "error_code": "",
         }
     else:
@@ -203,16 +224,21 @@ def run_stream(*, actor, agent, input: str, thread_id: str | None = None, contex
 def _stream_events(*, agent, prepared: PreparedRun) -> Iterator[str]:
     run = prepared.run
     finished = False
+    streamed: list[str] = []
     try:
         yield sse("started", {"run_id": run.pk, "thread_id": run.thread_id})
         completion = None
         try:
             provider = provider_for_agent(agent)
-            for kind, value in provider.stream(prepared.messages, max_tokens=agent.max_output_tokens):
-                if kind == "delta":
-                    yield sse("delta", {"text": value})
-                else:
-                    completion = value
+            # closing(): when this generator is closed mid-reply, the provider's stream is
+            # closed with it (its upstream connection too), not left to the garbage collector.
+            with closing(provider.stream(prepared.messages, max_tokens=agent.max_output_tokens)) as pieces:
+                for kind, value in pieces:
+                    if kind == "delta":
+                        streamed.append(value)
+                        yield sse("delta", {"text": value})
+                    else:
+                        completion = value
         except ProviderError as exc:
             log.warning("run provider %s failed: %s", agent.provider_kind, exc)
             run_finish(run=run, error_code=exc.code)
@@ -227,8 +253,9 @@ def _stream_events(*, agent, prepared: PreparedRun) -> Iterator[str]:
             return
         run_finish(run=run, completion=completion, error_code="" if completion else "provider_error")
         finished = True
-        yield sse("done", {"run_id": run.pk, "status": run.status})
+        yield sse("done", {"run_id": run.pk, "status": run.status, "finish_reason": run.finish_reason})
     finally:
         if not finished:
-            # The client went away (or the server is stopping) mid-stream.
-            run_finish(run=run, error_code="client_disconnected")
+            # The reader went away (stop button, closed page, lost network) or the server is
+            # stopping, mid-stream: keep what was streamed, if anything was.
+            run_finish(run=run, error_code="client_disconnected", stopped_text="".join(streamed))

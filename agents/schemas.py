@@ -42,6 +42,7 @@ class RunOut(Schema):
     completion_tokens: int
     cost: float
     continued_from: str | None = None
+    finish_reason: str = ""  # "length": the reply was cut at the agent's max output tokens
 
     @staticmethod
     def from_run(run) -> "RunOut":
@@ -59,6 +60,7 @@ class RunOut(Schema):
             completion_tokens=run.completion_tokens,
             cost=float(run.cost),
             continued_from=run.continued_from_id,
+            finish_reason=run.finish_reason,
         )
 
 

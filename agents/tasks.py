@@ -49,7 +49,7 @@ def memory_sweep() -> int:
         run_finish(run=run, error_code="abandoned")  # conditional on status=running; enqueues its job
     stale = now - timedelta(seconds=settings.MEMORY_SWEEP_AFTER_SECONDS)
     candidates = (
-        Run.objects.filter(status__in=[Run.Status.COMPLETED, Run.Status.FAILED], memory_done_at__isnull=True,
+        Run.objects.filter(status__in=Run.FINISHED, memory_done_at__isnull=True,
                            memory_sweeps__lt=settings.MEMORY_SWEEP_MAX, finished_at__lt=stale)
         .filter(Q(memory_enqueued_at__isnull=True) | Q(memory_enqueued_at__lt=stale))
         .values_list("pk", "memory_sweeps")[:500]

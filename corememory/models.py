@@ -49,14 +49,6 @@ class OwnedByOne(models.Model):
     def __str__(self):
         return self.text
 
-    @property
-    def owner_label(self) -> str:
-        if self.owner_id:
-            return str(self.owner)
-        if self.end_user:
-            return f"user:{self.end_user}"
-        return str(_("全校（API）"))
-
 
 class CoreFact(OwnedByOne):
     """A confirmed fact. Only a person creates one: by confirming a candidate or by typing it."""
@@ -70,7 +62,7 @@ class CoreFact(OwnedByOne):
         CANDIDATE = "candidate", _("确认候选")
         MANUAL = "manual", _("手动添加")
 
-    id = models.CharField(primary_key=True, max_length=32, default=new_fact_id, editable=False)
+    id = models.CharField(_("编号"), primary_key=True, max_length=32, default=new_fact_id, editable=False)
     # Touched on every injection; the least recently used fact is evicted when full.
     last_used = models.DateTimeField(_("最近使用"), default=timezone.now)
     origin = models.CharField(_("来源"), max_length=16, choices=Origin.choices, default=Origin.CANDIDATE)
@@ -94,7 +86,7 @@ class CoreFact(OwnedByOne):
 class CoreCandidate(OwnedByOne):
     """A fact the memory job proposed. Waits for a person; never injected."""
 
-    id = models.CharField(primary_key=True, max_length=32, default=new_candidate_id, editable=False)
+    id = models.CharField(_("编号"), primary_key=True, max_length=32, default=new_candidate_id, editable=False)
     confidence = models.FloatField(_("置信度"), default=0.5)
     # How many exchanges proposed it (a repeat raises the confidence).
     seen_count = models.PositiveIntegerField(_("提出次数"), default=1)

@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_q",
+    "ninja",  # Swagger UI's files ship in django-ninja: /api/docs serves them, no CDN
     "core",
     "agents",
     "threads",
@@ -60,6 +61,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "web.middleware.LocaleMiddleware",
+    "memoryproj.api.MethodNotAllowedAsJson",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -83,9 +83,10 @@ def recall_summary(run) -> tuple[str, str, str]:
 
 
 def recall_entry_append(*, run: Run) -> RecallEntry | None:
-    """Record a finished run. Failed runs leave no entry; a second call for the same run
-    returns the first entry (the queue delivers at least once)."""
-    if run.status != Run.Status.COMPLETED:
+    """Record a finished run with an output (completed, or stopped part-way). Failed runs
+    leave no entry; a second call for the same run returns the first entry (the queue
+    delivers at least once)."""
+    if not run.has_output:
         return None
     existing = RecallEntry.objects.filter(run=run).first()
     if existing is not None:

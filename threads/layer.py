@@ -175,18 +175,21 @@ def _fit_turns(turns: list[Run], *, budget: int, language: str, nonce: str) -> t
 
 def _turn_lines(turn: Run, *, avail: int, language: str, marks: dict, nonce: str) -> list[str] | None:
     """A turn as our speaker lines, each followed by its datamarked text; a failed turn
-    keeps the seed's one-line placeholder."""
+    keeps the seed's one-line placeholder, a stopped one ends with our own line saying so."""
+    stopped = turn.status == Run.Status.STOPPED
+    tail = count_tokens(marks["stopped"]) + 1 if stopped else 0
+
     def untrusted(text: str, limit: int) -> str:
         return fit_untrusted(text, language=language, nonce=nonce, limit=limit)
 
     user = untrusted(turn.input, avail)
-    if turn.status == Run.Status.COMPLETED:
-        assistant = untrusted(turn.output, avail)
+    if turn.has_output:
+        assistant = untrusted(turn.output, avail - tail)
         assistant_fixed = False
     else:
         # A failed turn never shows its output or error, only that it was skipped.
         assistant, assistant_fixed = marks["failed"], True
-    user_tokens, assistant_tokens = count_tokens(user), count_tokens(assistant)
+    user_tokens, assistant_tokens = count_tokens(user), count_tokens(assistant) + tail
     if user_tokens + assistant_tokens > avail:
         if assistant_fixed:
             user_limit = avail - assistant_tokens
@@ -196,9 +199,10 @@ def _turn_lines(turn: Run, *, avail: int, language: str, marks: dict, nonce: str
             return None
         user = untrusted(turn.input, user_limit)
         if not assistant_fixed:
-            assistant = untrusted(turn.output, avail - count_tokens(user))
+            assistant = untrusted(turn.output, avail - count_tokens(user) - tail)
     if not user:
         return None
     if assistant_fixed:
         return [marks["user"].strip(), user, marks["assistant"] + assistant]
-    return [marks["user"].strip(), user, marks["assistant"].strip(), assistant or DATAMARK]
+    lines = [marks["user"].strip(), user, marks["assistant"].strip(), assistant or DATAMARK]
+    return lines + [marks["stopped"]] if stopped else lines

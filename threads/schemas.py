@@ -39,3 +39,4 @@ class ThreadRunOut(RunOut):
 
 class ThreadRenameIn(Schema):
     title: SafeText = Field(..., max_length=200, description="The new title.")
+    user: SafeText | None = Field(None, max_length=128, description="API clients: the end user whose thread this is.")

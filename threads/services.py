@@ -1,5 +1,8 @@
-"""Writes for L1 thread memory: resolving a run's thread, renaming and archiving, and the
-rolling compression that the memory job runs after each run.
+"""Writes for L1 thread memory: resolving a run's thread, renaming, archiving and
+restoring, and the rolling compression that the memory job runs after each run.
+
+An archived thread is read-only: a new run on it is refused (409 `thread_archived`)
+until its owner restores it; nothing in it is deleted.
 
 Compression folds finished turns older than the last K into the thread's summary. The
 LLM call happens outside any transaction; the result is published with a
@@ -45,15 +48,18 @@ def thread_title_from_input(text: str) -> str:
 
 
 def thread_resolve_for_run(*, actor, agent, thread_id: str | None, input: str) -> Thread:
-    """The thread a new run belongs to: a new one, or the caller's own (re-activated)."""
+    """The thread a new run belongs to: a new one, or the caller's own active one (its
+    last activity moves to now). An archived thread refuses new runs."""
     now = timezone.now()
     if not thread_id:
         return Thread.objects.create(
             **actor.owner_fields(), agent=agent, title=thread_title_from_input(input), created_at=now, updated_at=now
         )
     thread = thread_get_for_run(actor=actor, agent=agent, thread_id=thread_id)
-    Thread.objects.filter(pk=thread.pk).update(status=Thread.Status.ACTIVE, updated_at=now)
-    thread.status, thread.updated_at = Thread.Status.ACTIVE, now
+    # Conditional on still being active: an archive landing at the same moment wins.
+    if not Thread.objects.filter(pk=thread.pk, status=Thread.Status.ACTIVE).update(updated_at=now):
+        raise AppError("thread_archived", "this thread is archived and read-only; restore it first", status=409)
+    thread.updated_at = now
     return thread
 
 
@@ -70,12 +76,21 @@ def thread_rename(*, actor, thread_id: str, title: str) -> Thread:
     return thread
 
 
-def thread_archive(*, actor, thread_id: str) -> Thread:
-    """Hide a thread from the list; nothing is deleted. A new run on it re-activates it."""
+def _thread_set_status(*, actor, thread_id: str, status: str) -> Thread:
     thread = thread_get_for_actor(actor=actor, thread_id=thread_id)
-    Thread.objects.filter(pk=thread.pk).update(status=Thread.Status.ARCHIVED)
-    thread.status = Thread.Status.ARCHIVED
+    Thread.objects.filter(pk=thread.pk).update(status=status)
+    thread.status = status
     return thread
+
+
+def thread_archive(*, actor, thread_id: str) -> Thread:
+    """Move a thread to the archived list, read-only; nothing is deleted."""
+    return _thread_set_status(actor=actor, thread_id=thread_id, status=Thread.Status.ARCHIVED)
+
+
+def thread_restore(*, actor, thread_id: str) -> Thread:
+    """Bring an archived thread back to the list; it accepts new runs again."""
+    return _thread_set_status(actor=actor, thread_id=thread_id, status=Thread.Status.ACTIVE)
 
 
 # --- rolling compression ----------------------------------------------------------------
@@ -157,8 +172,9 @@ def transcript_of(turns: list[Run], *, language: str) -> str:
     lines = []
     for turn in turns:
         lines.append(marks["user"] + _untrusted(turn.input, language=language, limit=input_limit))
-        if turn.status == Run.Status.COMPLETED:
-            lines.append(marks["assistant"] + _untrusted(turn.output, language=language, limit=output_limit))
+        if turn.has_output:
+            stopped = f" {marks['stopped']}" if turn.status == Run.Status.STOPPED else ""
+            lines.append(marks["assistant"] + _untrusted(turn.output, language=language, limit=output_limit) + stopped)
         else:
             lines.append(marks["assistant"] + marks["failed"])
     return "\n".join(lines)

@@ -6,8 +6,10 @@ import functools
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.db.models import prefetch_related_objects
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -16,15 +18,21 @@ from agents.actor import Actor
 from core.errors import NotFound
 from agents.selectors import agents_for_tenant, run_get_for_actor
 from corememory.services import MAX_CONFIRMED
+from recall.selectors import recall_search
+from threads.models import Thread
 from threads.selectors import thread_get_for_actor, thread_runs, threads_for_actor
 from web.charts import cost_chart
 from web.errors import SERVER_SENTENCES, friendly_errors_table
+from web.export import DOCX_TYPE, MARKDOWN_TYPE, content_disposition, docx_bytes, export_filename, markdown_bytes
 from web.selectors import costs_per_day
 
 SESSION_AGENT = "web_agent_id"
 COST_WINDOWS = (7, 14, 30, 90)
 DEFAULT_COST_WINDOW = 14
 SIDEBAR_THREADS = 50
+SEARCH_RESULTS = 20
+SEARCH_QUERY_MAX = 200
+EXPORTS = {"docx": (DOCX_TYPE, docx_bytes), "md": (MARKDOWN_TYPE, markdown_bytes)}
 
 
 def teacher_page(view):
@@ -103,6 +111,14 @@ def chat_thread(request, thread_id: str):
     return _render_chat(request, agent=thread.agent, thread=thread)
 
 
+def _chat_ui() -> dict:
+    return {
+        "copied": _("已复制"),
+        "stopped": _("已停止"),
+        "archive_confirm": _("归档这个会话？归档后它会移到「已归档」列表，变为只读，可以随时恢复。"),
+    }
+
+
 def _render_chat(request, *, agent, thread):
     if agent is None:
         return render(request, "web/no_agent.html")
@@ -110,12 +126,70 @@ def _render_chat(request, *, agent, thread):
     context = {
         "agent": agent,
         "thread": thread,
+        "read_only": thread is not None and thread.status == Thread.Status.ARCHIVED,
         "runs": thread_runs(thread=thread) if thread else [],
         "threads": threads_for_actor(actor=actor, agent=agent)[:SIDEBAR_THREADS],
-        "page_config": _page_config(),
+        "examples": [_("出一份数据结构试卷"), _("写一段期末评语"), _("设计一节二叉树的导入活动")],
+        "page_config": _page_config(ui=_chat_ui()),
         "active": "chat",
     }
     return render(request, "web/chat.html", context)
+
+
+@teacher_page
+@require_GET
+def archived_threads(request):
+    """The archive: threads the teacher put away, each with 恢复."""
+    agent = current_agent(request)
+    if agent is None:
+        return render(request, "web/no_agent.html")
+    threads = threads_for_actor(actor=actor_for(request), agent=agent, status=Thread.Status.ARCHIVED)
+    context = {"agent": agent, "threads": threads[:SIDEBAR_THREADS], "page_config": _page_config(), "active": "chat"}
+    return render(request, "web/archived.html", context)
+
+
+@teacher_page
+@require_GET
+def search(request):
+    """The teacher's own past conversations with every agent of the school, through each
+    agent's recall index (the Chinese-aware engine that feeds memory), best match first.
+    Only this teacher's scopes are searched: another teacher's never is."""
+    agents = school_agents(request)
+    if not agents:
+        return render(request, "web/no_agent.html")
+    query = " ".join(request.GET.get("q", "").split())[:SEARCH_QUERY_MAX]
+    found = []
+    if query:
+        actor = actor_for(request)
+        for agent in agents:
+            found += recall_search(actor=actor, agent=agent, query=query, limit=SEARCH_RESULTS, min_score=0.0)
+        # Scores are normalised per scope (0-1), so they compare across agents.
+        found.sort(key=lambda hit: (-hit[1], -hit[0].happened_at.timestamp()))
+    results = [entry for entry, _score in found[:SEARCH_RESULTS]]
+    prefetch_related_objects(results, "agent", "thread")
+    context = {
+        "query": query,
+        "results": results,
+        "several_agents": len(agents) > 1,
+        "active": "chat",
+    }
+    return render(request, "web/search.html", context)
+
+
+@teacher_page
+@require_GET
+def run_export(request, run_id: str, fmt: str):
+    """One reply as a Word or Markdown download (a completed or stopped reply only)."""
+    run = _not_found_as_404(run_get_for_actor, actor=actor_for(request), run_id=run_id)
+    if fmt not in EXPORTS or not run.has_output:
+        raise Http404("nothing to export")
+    content_type, build = EXPORTS[fmt]
+    title = run.thread.title or run.input
+    response = HttpResponse(build(title=title, text=run.output), content_type=content_type)
+    response["Content-Disposition"] = content_disposition(
+        export_filename(title, timezone.localtime(run.finished_at or run.created_at), fmt)
+    )
+    return response
 
 
 @teacher_page

@@ -31,6 +31,8 @@ class Completion:
     prompt_tokens: int
     completion_tokens: int
     model: str
+    #: the provider's reason for ending ("stop", "length" = cut at max_tokens, "" = unknown)
+    finish_reason: str = ""
 
 
 def messages_tokens(messages: list[dict]) -> int:

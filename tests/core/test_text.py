@@ -31,7 +31,7 @@ def test_validate_text_refuses_what_no_database_can_store(text):
     with pytest.raises(AppError) as caught:
         validate_text(text, field="title")
     assert (caught.value.code, caught.value.status) == ("invalid_text", 422)
-    assert "title" in caught.value.message
+    assert "title" in caught.value.detail
 
 
 def test_tabs_newlines_and_crlf_are_kept_and_bidi_controls_stripped():

@@ -285,6 +285,7 @@ def test_a_teacher_renames_and_archives_a_thread(open_page, site):
     page.reload()
     assert page.locator("#thread-title").inner_text() == "期中试卷（二班）"
 
+    page.once("dialog", lambda dialog: dialog.accept())  # archiving asks first
     page.click("#archive-button")
     page.wait_for_url(re.compile(r"/chat/(new/)?$"))
     assert page.url != thread_url

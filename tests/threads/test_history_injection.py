@@ -221,9 +221,13 @@ def test_a_thread_of_another_owner_agent_or_school_is_refused_alike(
     assert Run.objects.filter(thread_id=mine).count() == 1
 
 
-def test_a_run_on_an_archived_thread_makes_it_active_again(api, agent):
+def test_an_archived_thread_is_read_only_until_it_is_restored(api, agent):
     thread_id = say(api, agent, "第一问")["thread_id"]
     assert api.post(f"/api/threads/{thread_id}/archive").json()["status"] == "archived"
+    refused = api.run(agent, "第二问", thread_id=thread_id)
+    assert refused.status_code == 409 and refused.json()["code"] == "thread_archived"
+    assert Thread.objects.get(pk=thread_id).status == Thread.Status.ARCHIVED
+    assert api.post(f"/api/threads/{thread_id}/restore").json()["status"] == "active"
     say(api, agent, "第二问", thread_id=thread_id)
     assert Thread.objects.get(pk=thread_id).status == Thread.Status.ACTIVE
 
