@@ -82,7 +82,7 @@ def our_lines(language: str) -> set[str]:
     return {
         "",
         thread["summary"].strip(), thread["recent"], thread["user"].strip(), thread["assistant"].strip(),
-        thread["assistant"] + thread["failed"],
+        thread["assistant"] + thread["failed"], thread["stopped"],
         labels.RECALL_ASSISTANT[language], labels.RECALL_ASSISTANT[language] + labels.RECALL_SUMMARISED[language].strip(),
     }
 

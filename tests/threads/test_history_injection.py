@@ -246,3 +246,11 @@ def test_recall_does_not_repeat_the_turns_the_thread_section_shows(api, agent, m
     assert set(same_thread["thread"]) == shown
     assert shown <= set(new_thread.get("recall", [])), "recall finds them when the thread does not show them"
     assert not shown & set(same_thread.get("recall", []))
+
+
+def test_a_stopped_turn_shows_its_datamarked_text_then_our_own_line_saying_so(api, agent, memory_jobs):
+    first = say(api, agent, "出一份数据结构试卷", memory_jobs)
+    Run.objects.filter(pk=first["run_id"]).update(status=Run.Status.STOPPED, output="一、选择题\n1. 栈是")
+    say(api, agent, "继续", memory_jobs, thread_id=first["thread_id"])
+    section = thread_section(sent_prompt())
+    assert f"{ZH['assistant'].strip()}\n{DATAMARK}一、选择题\n{DATAMARK}1. 栈是\n{ZH['stopped']}\n" in section
