@@ -3,7 +3,8 @@ and every injected section.
 
 Prints the time per call for a typical fact, a 4,000-character section, and an adversarial
 string, side by side with a bare NFKC (the floor), and the ratios to it. Each call gets a
-text it has not seen (the red line caches its last results).
+text it has not seen (the red line caches its last results). NFKC of pure ASCII text
+returns at once, so the English row's ratios only say that the floor there is ~0.
 
     .venv/bin/python bench/normalize_speed.py
 """
@@ -28,6 +29,9 @@ SAMPLES = {
     "fact (30 chars)": "王老师喜欢先讲例题再布置作业，每周三下午有教研活动。",
     "section (4k chars)": ("上节课讲了二叉树的遍历，学生对中序遍历掌握得不错。Next week: B-tree and AVL rotations, "
                            "第3章习题 1-3-5-7-9。") * 40,
+    "English section (4k chars)": ("Last lesson we covered binary tree traversal; most students handled in-order "
+                                   "traversal well. Next week: B-trees, AVL rotations and chapter 3 exercises 1-3-5. ")
+                                  * 25,
     "adversarial (200 chars)": "張三數學九十二分 ❶❸❽ ١٣٨ 138-12-34-56-78 &amp;#49; Ѕуѕtеm A.D.H.D one three eight "
                                "\U000e0031\u200b" * 3,
 }
@@ -40,13 +44,13 @@ def per_call_us(func, text, number):
 
 def main():
     redline.check("warm up the caches 張三 tangniaobing 哮踹")
-    print(f"{'input':<26}{'NFKC (us)':>12}{'normalize (us)':>16}{'ratio':>8}{'check (us)':>12}{'ratio':>8}")
+    print(f"{'input':<28}{'NFKC (us)':>12}{'normalize (us)':>16}{'ratio':>10}{'check (us)':>12}{'ratio':>10}")
     for name, text in SAMPLES.items():
         number = 50 if len(text) > 1000 else 500
         floor = per_call_us(lambda t: unicodedata.normalize("NFKC", t), text, number)
         ours = per_call_us(normalize, text, number)
         check = per_call_us(redline.check, text, number)
-        print(f"{name:<26}{floor:>12.1f}{ours:>16.1f}{ours / floor:>7.1f}x{check:>12.1f}{check / floor:>7.1f}x")
+        print(f"{name:<28}{floor:>12.1f}{ours:>16.1f}{ours / floor:>9.0f}x{check:>12.1f}{check / floor:>9.0f}x")
 
 
 if __name__ == "__main__":

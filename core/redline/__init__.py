@@ -135,16 +135,17 @@ RULES: tuple[Rule, ...] = (
     *(Rule(name, "score", _regex_rule(pattern), tuple(pos), tuple(neg))
       for name, (pattern, pos, neg) in {**scores.SCORE_RULES_ZH, **scores.SCORE_RULES_EN}.items()),
     Rule("health_terms", "health", lambda text, plain: "health" in _terms_in(text, plain)
-         and not terms.lesson_request(plain),
+         and not terms.lesson_request(text, plain),
          ("学生小李有抑郁症", "她 有 癫 痫", "張同學有自閉症", "He has A.D.H.D.", "a pupil with AIDS"),
          ("用凹透镜矫正近视的光学原理", "uses visual aids", "二叉树的遍历", "讲讲糖尿病人为什么要控制血糖",
-          "Explain angles of depression in trigonometry")),
+          "Explain angles of depression in trigonometry", "Discuss the novel's treatment of mental illness",
+          "Unit 7 covers allergies and the immune system (biology)")),
     Rule("health_pinyin_and_typos", "health", lambda text, plain: "health" in _fuzzy_terms_in(plain)
-         and not terms.lesson_request(plain),
+         and not terms.lesson_request(text, plain),
          ("他有yiyuzheng", "小王有糖niao病", "has tangniaobing", "suffers from depresion", "王同学有哮踹"),
          ("划小船去春游", "结合课本讲解", "双向链表", "近似计算", "a change of plan", "meditation before class")),
     Rule("family_terms", "family", lambda text, plain: "family" in _terms_in(text, plain)
-         and not terms.lesson_request(plain),
+         and not terms.lesson_request(text, plain),
          ("小王父母离异", "班上有三个留守兒童", "He lives in foster care"),
          ("Likes to foster critical thinking", "设计一节关于单亲家庭题材小说的阅读课")),
     Rule("family_bereavement", "family", _regex_rule(
@@ -159,7 +160,7 @@ RULES: tuple[Rule, ...] = (
          ("高思齐父母常年在外打工", "他爸妈都在外地务工"),
          ("讲讲外出务工人员的贡献",)),
     Rule("family_pinyin_and_typos", "family", lambda text, plain: "family" in _fuzzy_terms_in(plain)
-         and not terms.lesson_request(plain),
+         and not terms.lesson_request(text, plain),
          ("她是danqin家庭", "他爸妈lihun了"),
          ("单元练习",)),
 )

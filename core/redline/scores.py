@@ -6,7 +6,7 @@ A single Chinese numeral stays a character (第三, 前十), so ranks accept eit
 Each pattern is one named rule of the table in core.redline, with its own examples.
 """
 
-_CN1 = "[一二三四五六七八九十两]"
+_CN1 = "[一二三四五六七八九十两几]"
 NUM = rf"(?:\d+|{_CN1})"
 SUBJECTS = ("语文|数学|英语|外语|物理|化学|生物|历史|地理|政治|道法|道德与法治|科学|信息技术|信息|体育|音乐|美术|"
             "理综|文综|平均分|均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测|高考|中考|估分|口语|听力")
@@ -22,10 +22,12 @@ _EN_VALUE = (r"(?:\d{2,3}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|question
              r"marks? each))|[a-f][+\-]?(?![a-z0-9]))")
 _GROUPS = r"年级|班级|全班|全年级|全校|班上|班里|班内|级部|学校|校内|全区|区里|全市|市里|全省|省里|考场|小组内"
 _LEVELS = (r"(?:优秀|优良|良好|中等|合格|及格|不合格|不及格|待合格|待提高|较差|优|良|差|一般|较好|很好|很差|不好|不理想|落后|拔尖|"
-           r"垫底|[一二三四五]类文?|[一二三四五]档)(?:偏下|偏上|以上|以下|水平)?")
+           r"垫底|[一二三四五]类文?|[一二三四五]档|中下|中上|中游|上游|下游|最差|最好|倒数|数一数二|靠前|靠后|前列)"
+           r"(?:偏下|偏上|以上|以下|水平)?")
 # Where a grade is being talked about: a subject, an exam, a piece of assessed work.
 _ASSESSED = rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|等级|等第|评定|评级|考评|测评|综合评价"
-_GRADE_VERB = r"[:：是为]|评为|评定为|被评为|评了个?|评上|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?"
+_GRADE_VERB = (r"[:：是为]|评为|评定为|被评为|评了个?|评上|评到|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?|拿到|得到|考到|"
+               r"获得|只拿到")
 _LETTER = r"[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])"
 
 SCORE_RULES_ZH = {
@@ -50,13 +52,21 @@ SCORE_RULES_ZH = {
         ["陈晨语文成绩不理想，只有55", "何佳物理成绩一般，只有六十几分"],
         ["考试时间只有90分钟", "数学课才5节", "考场里只有30人"],
     ),
+    # 语文从B降到了C, 数学从85分提高到92分
+    "score_from_to": (
+        rf"(?:{_ASSESSED}|排名|名次)[^，,。.;；!！?？\n]{{0,8}}?从\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}\s*名?|\d{{1,3}}\s*分)\s*"
+        rf"(?:降|升|掉|退|涨|提高|下降|上升|提升|跌|进步)(?:到|至)了?\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}|\d{{1,3}})",
+        ["李然这学期语文从B降到了C", "数学从85分提高到92分", "排名从第5掉到第20"],
+        ["数学从第3章讲到第5章", "语文课从8点上到9点"],
+    ),
     # 听力满分 (but not 满分150 / 满分是30分), 成绩下滑了20名, 总分比上次少了40分
     "score_change_or_full": (
-        rf"(?:{_ASSESSED})\s*(?:考了|拿了|得了|是|都是|又是)?\s*满分(?!\s*(?:\d|是|为|[:：]|制|的?标准))|"
+        rf"(?:{_ASSESSED})[^，,。.;；!！?？\n]{{0,6}}?(?:考了?|拿了?|得了?|是)?\s*满分"
+        rf"(?!\s*(?:\d|是|为|[:：]|制|的?标准|作文|卷|答案))|"
         rf"(?:{_ASSESSED}|排名|名次|总分)[^，,。.;；!！?？\n]{{0,8}}?(?:下滑|退步|进步|上升|下降|提高|前进|后退|少了|多了|涨了|"
         rf"掉了|跌了)了?\s*{NUM}\s*(?:名|分(?!钟))",
-        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "胡可馨总分比上次少了40分"],
-        ["作文满分60分", "听力满分是30分", "讲解满分作文的标准"],
+        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "胡可馨总分比上次少了40分", "王同学数学经常考满分"],
+        ["作文满分60分", "听力满分是30分", "讲解满分作文的标准", "数学课上分析满分答案"],
     ),
     # 总分620 (but not 试卷总分150 / 卷面总分)
     "score_total": (
@@ -67,8 +77,10 @@ SCORE_RULES_ZH = {
     # 排名第3, 排名前10, 年级排名 5
     "score_rank_word": (
         rf"排名\s*(?:第|前|后|倒数第?)?\s*{NUM}(?!{_RANK_NOT_UNIT})|名次\s*[:：是为]?\s*(?:第)?\s*{NUM}|名列\s*(?:第|前)|"
-        rf"(?:排名|名次)[^，,。.;；\n]{{0,8}}?{NUM}\s*名|(?:退|进|升|掉|降|跌|冲|滑)(?:到|至)了?\s*(?:第)?\s*{NUM}\s*名",
-        ["这次月考排名第3", "年级排名 15", "名次：第十二", "名列前茅", "郭靖年级排名从50名退到了120名"],
+        rf"(?:排名|名次)[^，,。.;；\n]{{0,8}}?{NUM}\s*名|(?:排名|名次)\s*(?:靠后|靠前|前列|落后|垫底|倒数|末尾)|"
+        rf"考了?个?倒数|(?:退|进|升|掉|降|跌|冲|滑)(?:到|至)了?\s*(?:第)?\s*{NUM}\s*名",
+        ["这次月考排名第3", "年级排名 15", "名次：第十二", "名列前茅", "郭靖年级排名从50名退到了120名",
+         "学生陈某数学成绩在班上排名靠后", "小丽上次考试考了倒数"],
         ["排名前三的题型", "按难度排名第3题"],
     ),
     # 年级排第三, 排在倒数第二 (but not 安排第3周)
@@ -86,6 +98,14 @@ SCORE_RULES_ZH = {
         ["他是年级第3名", "进了年级前十", "班级第三", "小红考了全班第一名", "全班倒数第二"],
         ["前十道题", "第二节课", "全班第一个交卷", "年级第3次教研", "第3名著导读", "第一名到第三名的获奖作文要展示",
          "“第一名”和“唯一”的区别"],
+    ),
+    # 在班级中游, 排前百分之五, 最后一名
+    "score_standing_zh": (
+        rf"(?:在|处于|位于|排在?|位列)\s*(?:{_GROUPS})\s*(?:的)?\s*(?:中游|上游|下游|中等|中上|中下|前列|末尾|前几|后几)|"
+        rf"(?:排|排名|位列|位于|处于)\s*(?:在)?\s*(?:{_GROUPS})?\s*(?:的)?\s*(?:前|后)\s*(?:百分之|\d+\s*%)|"
+        rf"最后\s*(?:一|1)\s*名|数一数二",
+        ["张伟的成绩在班级中游", "李娜在年级里排前百分之五", "马丽是全班最后一名", "林峰的英语在班上数一数二"],
+        ["在年级中推广这个方法", "排在最后一节课"],
     ),
     # 绩点3.5, 85/100, 3.7/4.0
     "score_gpa_fraction": (
@@ -107,10 +127,12 @@ SCORE_RULES_ZH = {
         rf"不及格|没及格|没有及格|挂科|考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
         rf"(?:{SUBJECTS}|考试)\s*(?:又|都|也|还)?\s*挂了|"
         rf"(?:测试|考试|考核|测验|达标)[^，,。.;；\n]{{0,4}}?(?:没通过|未通过|没过|不达标|未达标)|"
-        rf"(?:年级|班级|全校|全市|全区|全省|高考|中考)\s*(?:的)?\s*(?:状元|榜首|倒数)|成绩\s*垫底|吊车尾",
+        rf"(?:年级|班级|全校|全市|全区|全省|高考|中考)\s*(?:的)?\s*(?:状元|榜首|倒数)|成绩\s*垫底|吊车尾|留级|"
+        rf"是[^，,。.;；\n]{{0,6}}?(?:学困生|后进生|差生|尖子生|优等生|学渣|学霸|优生)|"
+        rf"(?:每次|总是|一直|常常|经常|次次)\s*(?:都)?\s*(?:考)?\s*(?:前|第)\s*{NUM}(?!{_RANK_NOT_UNIT})",
         ["赵磊这次数学不及格", "小李补考了", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
-         "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底"],
-        ["及格线是60分"],
+         "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底", "王梓睿是班上的学困生", "孙一诺每次都前三"],
+        ["及格线是60分", "如何帮助学困生提高成绩", "每次都先做第一题"],
     ),
 }
 
@@ -125,10 +147,12 @@ SCORE_RULES_EN = {
         rf"(?:\b(?:test|exam|quiz|{_EN_SUBJECTS}|final|midterm|sat|act)\s*{_EN_MARK}|\b(?:his|her|their)\s+(?:\w+\s+)?"
         rf"{_EN_MARK})\s*(?:of|was|were|is|are|:|=|-)\s*{_EN_VALUE}|"
         rf"\b(?:{_EN_SUBJECTS})\s*[:=]\s*{_EN_VALUE}|"
+        rf"\b(?:{_EN_SUBJECTS})\s+[a-f][+\-]?(?=\s*(?:[,;.]|$))|"
         rf"\b(?:{_EN_SUBJECTS})\s*\d{{1,3}}(?:\.\d+)?\s*(?:分(?!钟)|points?\b|marks?\b|%|(?=\s*[,;，；]\s*[a-z]+\s*\d))",
         ["math: 92", "小明 math 59 分", "test score of 64", "her maths grade was b", "maths result: 58",
-         "Henry's test result: 45", "Emma: math 92, physics 88"],
-        ["math: chapter 3", "exam: 90 minutes", "history: 2 lessons a week",
+         "Henry's test result: 45", "Emma: math 92, physics 88", "Tom's report card: Maths B, English C+"],
+        ["math: chapter 3", "exam: 90 minutes", "history: 2 lessons a week", "Physics A and B papers",
+         "English A-level",
          "the passing score for the unit test is 60"],
     ),
     "score_grade_is": (
@@ -165,6 +189,45 @@ SCORE_RULES_EN = {
          "Owen's reading age is two years behind", "Ruby's maths is grade C"],
         ["The top score in the quiz was 18 out of 20", "3 out of 4 students finished",
          "the grade is taught by two teachers"],
+    ),
+    # UK school words: sets, marks off a pass, straight-A, two Es, below expected, IQ
+    # an A* in maths, predicted a U, grade 7 in English, a distinction, grades all Cs, from B to D
+    "score_grade_words": (
+        r"\b(?:got|gets|get|received|receives|earned|achieved|achieves|awarded|given|predicted|targeted|working\s+at|"
+        r"working\s+towards|on\s+track\s+for)\s+(?:an?\s+)?(?:grade\s+)?(?:a\*|[a-f][+\-]?|u|[1-9])\s+"
+        r"(?:in|for|on|at)\b|"
+        r"\b(?:got|received|achieved|awarded|earned|gained)\s+(?:a\s+)?(?:merit|distinction|credit)\b|"
+        r"\b(?:grade|mark|score|result|level)s?\b[^.;\n]{0,20}?from\s+(?:[a-f][+\-]?|a\*|\d+)\s+to\s+"
+        r"(?:[a-f][+\-]?|a\*|\d+)\b|"
+        r"\b(?:grades?|marks?|results?)\s+(?:are|were|is|was)\s+(?:all\s+|mostly\s+)?(?:[a-f]|a\*)'?s\b|"
+        r"\b(?:weakest|strongest|brightest|worst|lowest[\s\-]attaining|highest[\s\-]attaining|lowest[\s\-]achieving)\s+"
+        r"(?:\w+\s+)?(?:student|pupil|reader|writer|learner|performer|mathematician)s?\s+in\b|"
+        rf"\b(?:{_EN_SUBJECTS})\s*[-:=]\s*(?:below|meeting|exceeding|above|emerging|developing|secure|"
+        r"working\s+towards)\b|"
+        r"\b(?:test|quiz|exam|score|mark|result)s?\s*[:=]\s*\d{1,3}\s*/\s*\d{1,3}\b|"
+        r"\b(?:is|are|in)\s+(?:the\s+)?(?:top|bottom|lowest|highest|lower|middle)\s+set\b",
+        ["Sophie got an A* in maths", "Tom's maths grade dropped from B to D", "Amy achieved a grade 7 in English",
+         "Lucy is working at grade 4 in science", "Jack is predicted a U in chemistry", "Mia's grades are all Cs",
+         "Harry is the weakest reader in year 5", "George got merit in his music exam",
+         "Ella received a distinction in piano grade 5", "Jacob's report: Maths - Below, English - Meeting",
+         "Sam's test: 12/50", "Lily is bottom set for maths"],
+        ["Create a grade 5 piano theory quiz", "Merit and distinction criteria for the music exam",
+         "Our top set is covering quadratics", "travel from A to B", "Students choose grade levels for the books"],
+    ),
+    "score_school_words": (
+        r"\biq\s*(?:score\s*)?(?:is|was|of|:|=)?\s*\d{2,3}\b|"
+        r"\b(?:dropped|moved|promoted|demoted|went|moving|dropping)\s+(?:up\s+|down\s+)?(?:to|into)\s+(?:the\s+)?"
+        r"(?:set\s+\d|(?:top|bottom|lower|lowest|middle|higher)\s+set)|"
+        r"\bin\s+the\s+(?:top|bottom|lowest|highest)\s+set\b|"
+        r"\b\d+\s+marks?\s+(?:off|short\s+of|below|from|away\s+from)\s+(?:a\s+|the\s+)?(?:pass|grade|target)|"
+        r"\bstraight[\s\-]*a(?:'?s)?\b|"
+        r"\b(?:got|gets|get|received|achieved|earned|with)\s+(?:two|three|four|five|\d)\s+(?:[a-f]|a\*)'?s\b|"
+        r"\bbelow\s+(?:the\s+)?expected\b|\bworking\s+towards\s+(?:the\s+)?expected|\bgreater\s+depth\b|"
+        r"\b(?:scored|came|finished|ranked|placed)\s+(?:the\s+)?(?:lowest|highest|last|bottom)\b",
+        ["Ben's IQ is 85", "Priya was in the top set but dropped to set 3", "Marcus is 4 marks off a pass",
+         "Grace is a straight-A student", "Ali got two Es in the mocks", "her report said 'below expected' in writing",
+         "Sam scored lowest on the exam"],
+        ["problem set 3 is due Monday", "the 2 marks for method", "plot the two As on the graph"],
     ),
     "score_gpa": (
         r"\bgpa\s*(?:of|is|was|:|=|是|为|：)?\s*\d|\d\.\d+\s*gpa\b",

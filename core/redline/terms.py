@@ -324,20 +324,27 @@ def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
 # nobody (no pronoun, no "this student", no surname-and-name before 的/有/患/是) is exempt
 # from the term rules. Numbers and grades have no such exemption.
 _LESSON_START = re.compile(
-    r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:讲讲|讲解|讲一下|讲一讲|介绍|出一份|出一套|出几道|设计|写一篇|写一份|准备|做一份|"
-    r"制作|复习|科普|总结|分析一下|整理)|"
-    r"^\s*(?:please\s+)?(?:explain|teach|create|make|write|prepare|design|review|introduce|summari[sz]e|discuss|"
-    r"describe|plan|draft|outline)\b")
+    r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:(?:老师|我|用户)\s*(?:想|要|希望|打算|准备|需要|计划)?\s*)?"
+    r"(?:讲讲|讲解|讲一下|讲一讲|讲|介绍|出一份|出一套|出一道|出几道|出|设计|写一篇|写一份|准备|做一份|制作|复习|科普|总结|"
+    r"分析一下|整理)|(?:关于|有关)[^，,。.;；]{1,16}的(?:题|课|练习|试卷|教案|课件|班会|阅读|作文|应用题)|"
+    r"(?:心理健康|健康教育|生物|科普|青春期教育)课|\((?:biology|science|health|pshe)\)|"
+    r"\b(?:biology|science|health|pshe)\s+(?:lesson|class|unit)\b|"
+    r"^\s*(?:unit|lesson|chapter)\s+\d+\s*(?::|covers|is about)|"
+    r"^\s*(?:please\s+)?(?:(?:the\s+)?teacher\s+(?:wants|would like|plans)\s+to\s+)?(?:explain|teach|create|make|write|"
+    r"prepare|design|review|introduce|summari[sz]e|discuss|describe|plan|draft|outline|cover)\b")
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜"
              "崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
+_AFTER_NAME = "的|有|患|得|是|确诊|被|要|在|因|需|不能|最近|一直|经常|总是"
 _PERSON = re.compile(
-    rf"他|她|该生|此生|这(?:个|名|位)?(?:学生|同学|孩子)|我班|班上|班里|小(?![说学组时数节题结区船鸟狗猫])[\u4e00-\u9fff](?=的|有|患|得|是|确诊)|"
-    rf"(?<![如任为几奈])[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}(?=的|有|患|得|是|确诊|被)|\b(?:he|she|his|her|him|they)\b|'s\b")
+    rf"他|她|该生|此生|这(?:个|名|位)?(?:学生|同学|孩子)|我班|班上|班里|小(?![说学组时数节题结区船鸟狗猫])[\u4e00-\u9fff](?={_AFTER_NAME})|"
+    rf"(?<![如任为几奈])[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}(?={_AFTER_NAME})|\b(?:he|she|his|her|him|they)\b")
+# An English name in mid-sentence: "Explain Tom's ADHD" (not "the novel's").
+_EN_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?='s\b|\s+(?:has|is|was|had|suffers|takes|gets|got)\b)")
 
 
-def lesson_request(plain: str) -> bool:
-    """Is normalized `plain` a request for teaching material that names nobody?"""
-    return bool(_LESSON_START.search(plain)) and not _PERSON.search(plain)
+def lesson_request(text: str, plain: str) -> bool:
+    """Is `text` (normalized: `plain`) a request for teaching material that names nobody?"""
+    return bool(_LESSON_START.search(plain)) and not _PERSON.search(plain) and not _EN_NAME.search(fold(text))
 
 
 # --- all together -----------------------------------------------------------------------
