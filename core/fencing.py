@@ -6,7 +6,7 @@ control, as untrusted as a tool's output. Three defences, each enough on its own
 the common tricks and together for the crafted ones:
 
 1. **Nonce.** Every run draws a random nonce (`new_nonce`); every fence's opening and
-   closing line and the input label carry it (`with_nonce`: "[本会话前情 ⟦k7f2m9qa⟧ — …]"),
+   closing line and the input label carry it (`with_nonce`: "[本会话前情 ⟦kqfwmzrah⟧ — …]"),
    and the system prompt (`fence_rules`) says that only lines carrying it are
    boundaries. Untrusted text never carries it: the sanitizer removes the nonce and
    anything in its brackets.
@@ -57,8 +57,10 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _ENDING = r"(?:结束|完毕|为止|ends?(?![a-z])|follows?(?![a-z])|[—–\-:：]|" + _C + r"|$)"
 #: words that make any bracketed span read as a boundary line
 _BOUNDARY_WORDS = r"(?:结束|以下是|以上是|以下为|以上为|本轮|真实请求|end of|ends here|follows|actual request|real request)"
-_NONCE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
-NONCE_LENGTH = 8
+# Letters only: normalize() reads digits between letters as letters (k7f2 -> ktf2), and a
+# nonce must read the same in a line and in its normalized form.
+_NONCE_ALPHABET = "abcdefghjkmnpqrstuvwxyz"
+NONCE_LENGTH = 9
 
 
 def _phrase(text: str) -> str:
@@ -199,8 +201,12 @@ def contains_marker(text: str, *, nonce: str = "") -> bool:
 
 
 def new_nonce() -> str:
-    """A fresh random nonce for one run (8 characters, about 40 bits)."""
-    return "".join(secrets.choice(_NONCE_ALPHABET) for _ in range(NONCE_LENGTH))
+    """A fresh random nonce for one run (9 letters, about 40 bits) that normalize() leaves
+    as it is (a draw that spells a number word is drawn again)."""
+    while True:
+        nonce = "".join(secrets.choice(_NONCE_ALPHABET) for _ in range(NONCE_LENGTH))
+        if normalize(nonce) == nonce:
+            return nonce
 
 
 def nonce_tag(nonce: str) -> str:

@@ -113,7 +113,7 @@ EXTRACTION_SPEAKERS = {"zh": ("‹老师›", "‹助手›"), "en": ("‹Teache
 # --- fences that history cannot forge (core.fencing) ------------------------------------
 
 #: per run, on every opening and closing line of a fence and on the input label:
-#: "[本会话前情 ⟦k7f2m9qa⟧ — …]". Untrusted text never carries it (the sanitizer removes
+#: "[本会话前情 ⟦kqfwmzrah⟧ — …]". Untrusted text never carries it (the sanitizer removes
 #: anything in these brackets), so only our own boundary lines do.
 NONCE_TAG = "⟦{nonce}⟧"
 

@@ -46,7 +46,7 @@ FACTS = {
     "期末考试": "期末考试老师也用 100 分制。",
 }
 
-# The input label, with the run's fence nonce: "[用户问题 ⟦k7f2m9qa⟧]".
+# The input label, with the run's fence nonce: "[用户问题 ⟦kqfwmzrah⟧]".
 LABEL = re.compile(r"\[(?:用户问题|User request) ⟦[a-z0-9]+⟧\]\n")
 
 

@@ -105,7 +105,7 @@ def test_runs_the_thread_section_shows_are_not_repeated(agent, remember, setting
 def test_the_recall_section_stays_within_its_budget(agent, remember):
     for i in range(3):
         remember(agent, f"数据结构第{i}章：" + "二叉树的前序、中序、后序遍历和层序遍历。" * 80)
-    agent.budget_recall = 180  # the fence's two lines with their nonces take 110 of it
+    agent.budget_recall = 180  # the fence's two lines with their nonces take about 86 of it
     agent.save()
     current = remember(agent, "数据结构二叉树遍历")
     recalled = section(current["run_id"], "recall")

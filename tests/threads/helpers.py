@@ -8,7 +8,7 @@ from threads.prompts import FENCE
 
 ZH, EN = FENCE["zh"], FENCE["en"]
 
-NONCE_TAG = re.compile(r" ⟦([a-z0-9]{8})⟧")
+NONCE_TAG = re.compile(r" ⟦([a-z]{9})⟧")
 
 
 def sent_nonce(purpose: str = "chat") -> str:
