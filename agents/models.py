@@ -174,12 +174,27 @@ class Run(models.Model):
     memory_enqueued_at = models.DateTimeField(_("记忆任务入队时间"), null=True, blank=True)
     memory_done_at = models.DateTimeField(_("记忆任务完成时间"), null=True, blank=True)
     memory_sweeps = models.PositiveSmallIntegerField(_("记忆任务重发次数"), default=0)  # re-enqueued by memory_sweep
+    # The outbox (agents/tasks.py): each write-path step's last outcome, by layer name
+    # ("done", "skipped", "retry"), and the lease of the job working on it right now.
+    memory_steps = models.JSONField(_("记忆步骤"), default=dict, blank=True)
+    memory_attempts = models.PositiveSmallIntegerField(_("记忆任务尝试次数"), default=0)  # jobs that took the lease
+    memory_lease_token = models.CharField(_("租约令牌"), max_length=32, blank=True, default="")
+    memory_leased_at = models.DateTimeField(_("租约开始时间"), null=True, blank=True)
+    memory_lease_until = models.DateTimeField(_("租约到期时间"), null=True, blank=True)
+    memory_retry_at = models.DateTimeField(_("重试时间"), null=True, blank=True)  # a step asked to be retried then
+    # Refreshed every few seconds while the run's reply is being produced; a run whose
+    # heartbeat stopped lost its server process and is failed as "abandoned".
+    heartbeat_at = models.DateTimeField(_("心跳时间"), default=timezone.now)
 
     class Meta:
         verbose_name = _("运行")
         verbose_name_plural = _("运行")
         ordering = ["created_at"]
-        indexes = [models.Index(fields=["thread", "created_at"], name="idx_runs_thread")]
+        indexes = [
+            models.Index(fields=["thread", "created_at"], name="idx_runs_thread"),
+            # The reconciler's scans: unfinished memory work, and runs still running.
+            models.Index(fields=["memory_done_at", "status"], name="idx_runs_memory_todo"),
+        ]
 
     def __str__(self):
         return self.id
@@ -234,6 +249,9 @@ class MemoryOp(models.Model):
     output_tokens = models.PositiveIntegerField(_("输出 token"), default=0)
     cost = models.DecimalField(_("费用"), max_digits=12, decimal_places=6, default=0)
     rejected_count = models.PositiveIntegerField(_("红线拦截数"), default=0)
+    # The runs a published compression folded into the summary (empty for other kinds and
+    # for folds discarded after a lost race), so "each run folded once" is checkable.
+    covered_runs = models.JSONField(_("覆盖的运行"), default=list, blank=True)
     at = models.DateTimeField(_("时间"), default=timezone.now, db_index=True)
 
     class Meta:

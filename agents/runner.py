@@ -28,6 +28,7 @@ from core import labels
 from core.errors import AppError
 from core.text import validate_text
 from core.fencing import fence_rules, fit_untrusted, new_nonce, with_nonce
+from agents import heartbeat
 from agents.layers import ReadContext, assemble_context, resolve_thread
 from agents.models import Run
 from agents.providers import ProviderError, price, provider_for_agent
@@ -200,7 +201,8 @@ def run_sync(*, actor, agent, input: str, thread_id: str | None = None, context:
     if context and context.get("run_id"):
         raise AppError("continue_stream_only", "continuing a previous run's artifact is only on /run/stream", status=400)
     prepared = run_prepare(actor=actor, agent=agent, input=input, thread_id=thread_id)
-    completion, error_code = _call_sync(agent=agent, messages=prepared.messages)
+    with heartbeat.beating(prepared.run.pk):
+        completion, error_code = _call_sync(agent=agent, messages=prepared.messages)
     return run_finish(run=prepared.run, completion=completion, error_code=error_code)
 
 
@@ -232,7 +234,9 @@ def _stream_events(*, agent, prepared: PreparedRun) -> Iterator[str]:
             provider = provider_for_agent(agent)
             # closing(): when this generator is closed mid-reply, the provider's stream is
             # closed with it (its upstream connection too), not left to the garbage collector.
-            with closing(provider.stream(prepared.messages, max_tokens=agent.max_output_tokens)) as pieces:
+            with heartbeat.beating(run.pk), closing(
+                provider.stream(prepared.messages, max_tokens=agent.max_output_tokens)
+            ) as pieces:
                 for kind, value in pieces:
                     if kind == "delta":
                         streamed.append(value)

@@ -7,6 +7,8 @@ the school-wide API scope (no owner, empty end_user), exactly like threads and r
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -99,13 +101,23 @@ class CoreCandidate(OwnedByOne):
         indexes = [
             models.Index(fields=["tenant", "agent", "owner", "end_user", "confidence"], name="idx_corecand_scope_conf"),
         ]
+        # One pending candidate per text and scope, even with several workers. The owner is
+        # NULL for the school-wide scope and NULLs are distinct in a plain unique index, so
+        # the index is on COALESCE(owner, 0): the same rule on PostgreSQL and SQLite (where
+        # NULLS NOT DISTINCT does not exist). User ids start at 1.
+        constraints = [
+            models.UniqueConstraint(
+                F("tenant"), F("agent"), Coalesce(F("owner"), Value(0)), F("end_user"), F("normalized"),
+                name="uniq_corecand_scope_text",
+            ),
+        ]
 
 
 class CoreExtraction(models.Model):
     """The claim on one run's extraction, so a retried memory job never mines a run twice.
 
-    A claim left unfinished (the worker died) may be taken again once it is older than
-    the queue's job timeout.
+    A claim left unfinished (the worker died) may be taken again once the job lease it was
+    made under is gone (a claim made outside a job: once older than the job timeout).
     """
 
     class Outcome(models.TextChoices):
@@ -117,6 +129,9 @@ class CoreExtraction(models.Model):
 
     run = models.OneToOneField("agents.Run", primary_key=True, on_delete=models.CASCADE, related_name="+")
     claimed_at = models.DateTimeField(default=timezone.now)
+    # The memory job lease (Run.memory_lease_token) the claim was made under: the claim
+    # lives exactly as long as that lease.
+    lease_token = models.CharField(max_length=32, blank=True, default="")
     finished_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True, default="")
     proposed = models.PositiveSmallIntegerField(default=0)

@@ -10,7 +10,7 @@ from django.conf import settings
 
 from core import labels
 from core.fencing import fit_untrusted, with_nonce
-from agents.layers import MemoryLayer
+from agents.layers import MemoryLayer, StepResult
 from core.tokens import count_tokens
 from knowledge.selectors import kb_search
 from knowledge.services import document_archive_run
@@ -80,5 +80,7 @@ class KnowledgeLayer(MemoryLayer):
         body = "\n\n".join(parts)
         return self.section(f"{opening}\n{body}\n{closing}", label=LABEL[language], items=items)
 
-    def after_run(self, run) -> None:
-        document_archive_run(run=run)
+    def after_run(self, run) -> StepResult:
+        document = document_archive_run(run=run)
+        # None: the agent does not archive, the run failed, or red line 2 refused it.
+        return StepResult.done() if document is not None else StepResult.skipped()

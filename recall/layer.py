@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from core import labels
 from core.fencing import fit_untrusted, with_nonce
-from agents.layers import MemoryLayer
+from agents.layers import MemoryLayer, StepResult
 from core.tokens import count_tokens
 from recall.models import RecallEntry
 from recall.selectors import recall_search
@@ -110,5 +110,6 @@ class RecallLayer(MemoryLayer):
             return None
         return self.section(text, label=LABEL[language], items=items)
 
-    def after_run(self, run) -> None:
-        recall_entry_append(run=run)
+    def after_run(self, run) -> StepResult:
+        entry = recall_entry_append(run=run)
+        return StepResult.done() if entry is not None else StepResult.skipped("not completed")

@@ -22,7 +22,7 @@ Write path: fold the turns that left the recent window into the summary
 
 import logging
 
-from agents.layers import MemoryLayer, ReadContext
+from agents.layers import MemoryLayer, ReadContext, StepResult
 from agents.ledger import Section
 from agents.models import Run
 from core.fencing import DATAMARK, fit_untrusted, with_nonce
@@ -85,8 +85,15 @@ class ThreadLayer(MemoryLayer):
             return None
         return self.section(text, label=prompts.fence(ctx.language)["label"], items=shown)
 
-    def after_run(self, run) -> None:
-        thread_compress(thread_id=run.thread_id, run=run)
+    def after_run(self, run) -> StepResult:
+        outcome = thread_compress(thread_id=run.thread_id, run=run)
+        if outcome in ("compressed", "up_to_date"):
+            return StepResult.done(outcome)
+        if outcome == "missing":
+            return StepResult.skipped(outcome)
+        # "failed" (the model failed; the cursor did not move) or "raced" (lost too many
+        # compare-and-set races): try again later rather than leave the turns unfolded.
+        return StepResult.retry_soon(note=outcome)
 
 
 def render_thread_section(*, language: str, summary: str, turns: list[Run], cap: int, summary_budget: int,

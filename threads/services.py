@@ -13,13 +13,14 @@ cursor where it was for the next run's job to catch up.
 
 import logging
 
+from django.db import transaction
 from django.utils import timezone
 
 from core import redline
 from core.errors import AppError
 from core.text import validate_text
 from agents.memory_llm import memory_complete
-from agents.models import Run
+from agents.models import MemoryOp, Run
 from core.tokens import CHARS_PER_TOKEN_MAX, count_tokens, truncate_tokens
 from threads import prompts
 from threads.models import Thread
@@ -123,16 +124,21 @@ def thread_compress(*, thread_id: str, run: Run | None = None) -> str:
         ))
         if not turns:
             return outcome
-        summary = _fold(agent=agent, thread=thread, run=run, summary=state["rolling_summary"], turns=turns)
-        if summary is None:
+        folded = _fold(agent=agent, thread=thread, run=run, summary=state["rolling_summary"], turns=turns)
+        if folded is None:
             log.warning("compressing thread %s failed; cursor left at %s", thread_id, state["summary_upto_at"])
             return "failed"
+        summary, op = folded
         summary, refused = redline.redact(summary)
         if refused:  # kinds only: the refused text goes nowhere, not even the log
             log.warning("thread %s: summary sentences dropped by the red line (%s)", thread_id, ",".join(refused.kinds))
-        published = Thread.objects.filter(pk=thread_id, summary_upto_at=state["summary_upto_at"]).update(
-            rolling_summary=summary, summary_upto_at=turns[-1].created_at
-        )
+        with transaction.atomic():
+            published = Thread.objects.filter(pk=thread_id, summary_upto_at=state["summary_upto_at"]).update(
+                rolling_summary=summary, summary_upto_at=turns[-1].created_at
+            )
+            if published:
+                # Which runs this summary now covers, in the same transaction as the cursor.
+                MemoryOp.objects.filter(pk=op.pk).update(covered_runs=[turn.pk for turn in turns])
         if published:
             chunks += 1
             outcome = "compressed"
@@ -185,8 +191,9 @@ def _untrusted(text: str, *, language: str, limit: int, keep: str = "head") -> s
     return prompts.untrusted_text(text, language=language, limit=limit, keep=keep)
 
 
-def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str | None:
-    """The new summary for `summary` + `turns`, within the summary budget; None on failure."""
+def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> tuple[str, MemoryOp] | None:
+    """The new summary for `summary` + `turns`, within the summary budget, and the
+    MemoryOp of the folding call; None on failure."""
     language = agent.language
     limit = agent.budget_thread_summary
     scope = {"agent": agent, "kind": "compress", "run": run, "thread": thread}
@@ -200,6 +207,7 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str 
     if result is None:
         return None
     new_summary = result.text.strip()
+    fold_op = result.op
     if not new_summary:
         return None  # an empty answer would silently drop the turns: treat it as a failure
     for _ in range(COMPRESS_SHORTEN_TRIES):
@@ -216,4 +224,4 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str 
     if count_tokens(new_summary) > limit:
         # The last resort: keep the most recent part of a rolling summary.
         new_summary = truncate_tokens(new_summary, limit, keep="tail")
-    return new_summary
+    return new_summary, fold_op
