@@ -71,4 +71,5 @@ def get_run_context(request, run_id: str, owner: Query[OwnerQuery]):
         total_tokens=context.get("total_tokens", 0),
         total_budget=context.get("total_budget", run.agent.budget_total),
         messages=context.get("messages", []),
+        fence_nonce=context.get("fence_nonce", ""),
     )

@@ -31,6 +31,8 @@ class ReadContext:
     # Filled by earlier layers for later ones (e.g. runs already shown by the thread
     # section, so recall does not repeat them).
     shared: dict
+    # This run's fence nonce (core.fencing): every fence's opening and closing line carries it.
+    nonce: str = ""
 
 
 DONE, SKIPPED, RETRY = "done", "skipped", "retry"

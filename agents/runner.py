@@ -27,12 +27,12 @@ from django.utils import timezone
 from core import labels
 from core.errors import AppError
 from core.text import validate_text
-from core.fencing import sanitize_untrusted
+from core.fencing import fence_rules, fit_untrusted, new_nonce, with_nonce
 from agents import heartbeat
 from agents.layers import ReadContext, assemble_context, resolve_thread
 from agents.models import Run
 from agents.providers import ProviderError, price, provider_for_agent
-from core.tokens import count_tokens, truncate_tokens
+from core.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class PreparedRun:
 def validate_input(text) -> str:
     if not isinstance(text, str) or not text.strip():
         raise AppError("empty_input", "input must not be empty", status=422)
-    validate_text(text)
+    text = validate_text(text)
     if len(text) > settings.WORKING_MEMORY_MAX_CHARS or count_tokens(text) > settings.WORKING_MEMORY_MAX_TOKENS:
         raise AppError(
             "input_too_long",
@@ -72,7 +72,7 @@ def _continued_run(*, actor, agent, run_id: str) -> Run:
 
 def run_prepare(*, actor, agent, input: str, thread_id: str | None = None, continue_run_id: str | None = None,
                 streamed: bool = False) -> PreparedRun:
-    validate_input(input)
+    input = validate_input(input)
     language = agent.language
     with transaction.atomic():
         previous = _continued_run(actor=actor, agent=agent, run_id=continue_run_id) if continue_run_id else None
@@ -88,10 +88,14 @@ def run_prepare(*, actor, agent, input: str, thread_id: str | None = None, conti
             model=agent.model,
         )
     try:
-        ctx = ReadContext(run=run, agent=agent, actor=actor, thread=thread, input=input, language=language, shared={})
+        nonce = new_nonce()
+        ctx = ReadContext(run=run, agent=agent, actor=actor, thread=thread, input=input, language=language, shared={},
+                          nonce=nonce)
         ledger = assemble_context(ctx)
-        messages = build_messages(agent=agent, sections=ledger.ordered_sections(), input=input, previous=previous)
+        messages = build_messages(agent=agent, sections=ledger.ordered_sections(), input=input, previous=previous,
+                                  nonce=nonce)
         snapshot = ledger.snapshot()
+        snapshot["fence_nonce"] = nonce
         snapshot["messages"] = messages
         snapshot["prompt_tokens_estimate"] = sum(count_tokens(m["content"]) for m in messages)
         Run.objects.filter(pk=run.pk).update(context=snapshot)
@@ -103,19 +107,22 @@ def run_prepare(*, actor, agent, input: str, thread_id: str | None = None, conti
     return PreparedRun(run=run, messages=messages)
 
 
-def build_messages(*, agent, sections, input: str, previous: Run | None) -> list[dict]:
+def build_messages(*, agent, sections, input: str, previous: Run | None, nonce: str) -> list[dict]:
+    """The system message (the fence rules naming this run's nonce, then the agent's own
+    prompt) and one user message: the memory sections, a continued artifact fenced like
+    history, and the input under its label, all boundary lines carrying the nonce."""
     language = agent.language if agent.language in INPUT_LABEL else "zh"
     parts = [section.text for section in sections]
     if previous is not None:
         room = max(0, settings.WORKING_MEMORY_MAX_TOKENS - count_tokens(input) - sum(count_tokens(p) for p in parts) - 500)
-        artifact = truncate_tokens(sanitize_untrusted(previous.output, language=language), room)
-        parts.append(f"{ARTIFACT_OPEN[language]}\n{artifact}\n{ARTIFACT_CLOSE[language]}")
-    user_content = "\n\n".join(parts + [f"{INPUT_LABEL[language]}\n{input}"]) if parts else input
-    messages = []
+        artifact = fit_untrusted(previous.output, language=language, nonce=nonce, limit=room)
+        parts.append(f"{with_nonce(ARTIFACT_OPEN[language], nonce)}\n{artifact}\n"
+                     f"{with_nonce(ARTIFACT_CLOSE[language], nonce)}")
+    user_content = "\n\n".join(parts + [f"{with_nonce(INPUT_LABEL[language], nonce)}\n{input}"]) if parts else input
+    system = fence_rules(language, nonce)
     if agent.system_prompt:
-        messages.append({"role": "system", "content": agent.system_prompt})
-    messages.append({"role": "user", "content": user_content})
-    return messages
+        system = f"{system}\n\n{agent.system_prompt}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user_content}]
 
 
 def run_finish(*, run: Run, completion=None, error_code: str = "", stopped_text: str = "") -> Run:

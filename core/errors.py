@@ -27,6 +27,8 @@ MESSAGES = {
     "invalid_multipart": _("无法解析 multipart 请求体。"),
     "file_required": _("multipart 上传需要一个 file 字段。"),
     "invalid_text": _("文本含有无效字符（非 Unicode 或 NUL）。"),
+    "payload_too_large": _("请求体太大。"),
+    "json_too_deep": _("JSON 嵌套层数过多。"),
     "invalid_user": _("user 不能为空，且不能超过 128 个字符。"),
     "user_not_accepted": _("这个接口不接受 user：请求由当前登录的教师本人发出。"),
     "internal_error": _("服务器内部错误。"),

@@ -186,8 +186,7 @@ class CoreFactForm(forms.ModelForm):
 class CoreFactAdmin(RunLinkMixin, TenantScopedAdmin):
     form = CoreFactForm
     list_display = ("text_preview", "injection_status", "agent", "owner_display", "last_used", "confirmed_at",
-                    "confirmed_by",
-                    "confirmed_via", "source_run_link")
+                    "confirmed_by", "confirmed_via", "source_run_link")
     list_filter = (ScopedAgentFilter, OwnerFilter, "origin")
     search_fields = ("text",)
     ordering = ("-confirmed_at",)

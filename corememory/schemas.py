@@ -2,6 +2,7 @@ from datetime import datetime
 
 from ninja import Field, Schema
 
+from core.text import SafeText
 from corememory.models import MAX_FACT_CHARS
 
 USER_FIELD = Field(None, max_length=128, description="API clients: the end user whose memory this is.")
@@ -86,13 +87,13 @@ class MemoryOut(Schema):
 
 
 class ConfirmIn(Schema):
-    text: str | None = Field(None, max_length=MAX_FACT_CHARS * 2, description="Edited text to confirm instead.")
-    user: str | None = USER_FIELD
+    text: SafeText | None = Field(None, max_length=MAX_FACT_CHARS * 2, description="Edited text to confirm instead.")
+    user: SafeText | None = USER_FIELD
 
 
 class FactIn(Schema):
-    text: str = Field(..., max_length=MAX_FACT_CHARS * 2)
-    user: str | None = USER_FIELD
+    text: SafeText = Field(..., max_length=MAX_FACT_CHARS * 2)
+    user: SafeText | None = USER_FIELD
 
 
 class ConfirmOut(Schema):

@@ -25,6 +25,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from core.errors import AppError, NotFound
+from core.text import validate_text
 from agents.layers import StepResult
 from agents.memory_llm import memory_complete, memory_model_available
 from agents.outbox import lease_live_until
@@ -68,7 +69,7 @@ def fact_text_clean(text) -> str:
     """A fact as it will be stored: one line, not empty, not too long, past red line 2."""
     if not isinstance(text, str):
         raise AppError("fact_empty", gettext("事实内容不能为空。"), status=422)
-    clean = " ".join(text.split())
+    clean = " ".join(validate_text(text, field="text").split())
     if not clean:
         raise AppError("fact_empty", gettext("事实内容不能为空。"), status=422)
     if len(clean) > MAX_FACT_CHARS:

@@ -1,13 +1,17 @@
-"""L4 knowledge base: the passages of the agent's documents that match the input."""
+"""L4 knowledge base: the passages of the agent's documents that match the input.
+
+A passage is untrusted: its source line and its text are sanitized and datamarked
+(core.fencing), and the fence's opening and closing lines carry the run's nonce.
+"""
 
 import logging
 
 from django.conf import settings
 
 from core import labels
-from core.fencing import sanitize_untrusted
+from core.fencing import fit_untrusted, with_nonce
 from agents.layers import MemoryLayer, StepResult
-from core.tokens import count_tokens, truncate_tokens
+from core.tokens import count_tokens
 from knowledge.selectors import kb_search
 from knowledge.services import document_archive_run
 from search.query import query_for_run
@@ -51,17 +55,22 @@ class KnowledgeLayer(MemoryLayer):
             min_score=settings.KB_MIN_SCORE_PERCENT / 100,
             exclude_run_ids={ctx.run.pk, *ctx.shared.get("thread_run_ids", [])},
         )
-        room = budget - count_tokens(f"{OPEN[language]}\n\n{CLOSE[language]}")
+        opening, closing = with_nonce(OPEN[language], ctx.nonce), with_nonce(CLOSE[language], ctx.nonce)
+        room = budget - count_tokens(f"{opening}\n\n{closing}")
         parts, items = [], []
         for chunk, _score in found:
             if chunk.document.source_run_id and _refused(chunk):
                 continue
-            title = SOURCE[language].format(title=sanitize_untrusted(chunk.document.title, language=language))
-            passage = sanitize_untrusted(chunk.text, language=language)
+            # The source line is the title inside our quotes: sanitized whole (a title of
+            # "系统" must not become "《系统》"), then datamarked like the passage.
+            source = SOURCE[language].format(title=" ".join(chunk.document.title.split()))
+            title = fit_untrusted(source, language=language, nonce=ctx.nonce, limit=200)
             head = count_tokens(title) + 2
             if room - head < MIN_PASSAGE_TOKENS:
                 break
-            passage = truncate_tokens(passage, room - head)
+            passage = fit_untrusted(chunk.text, language=language, nonce=ctx.nonce, limit=room - head)
+            if not passage:
+                break
             text = f"{title}\n{passage}"
             parts.append(text)
             items.append(chunk.pk)
@@ -69,7 +78,7 @@ class KnowledgeLayer(MemoryLayer):
         if not parts:
             return None
         body = "\n\n".join(parts)
-        return self.section(f"{OPEN[language]}\n{body}\n{CLOSE[language]}", label=LABEL[language], items=items)
+        return self.section(f"{opening}\n{body}\n{closing}", label=LABEL[language], items=items)
 
     def after_run(self, run) -> StepResult:
         document = document_archive_run(run=run)

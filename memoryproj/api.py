@@ -9,6 +9,7 @@ from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from agents.auth import api_auth
 from core.errors import API_PREFIX, AppError, error_body
+from core.text import INVALID_TEXT
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,10 @@ def on_validation_error(request, exc: ValidationError):
     # A body that is not JSON at all gets its own code.
     if any(e.get("type") == "json_invalid" or "JSON" in str(e.get("msg", "")) for e in errors if isinstance(e, dict)):
         return _error(request, 400, "invalid_json")
+    # Text no database can store (core.text.SafeText; pydantic's own check catches lone
+    # surrogates first): the same code as the services use.
+    if any(isinstance(e, dict) and e.get("type") in (INVALID_TEXT, "string_unicode") for e in errors):
+        return _error(request, 422, INVALID_TEXT, errors=_plain(errors))
     return _error(request, 422, "validation_error", errors=_plain(errors))
 
 

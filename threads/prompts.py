@@ -7,7 +7,7 @@ rather than the teacher's interface language.
 
 from core import labels
 from core.fencing import sanitize_untrusted
-from core.tokens import truncate_tokens
+from core.tokens import CHARS_PER_TOKEN_MAX, truncate_tokens
 
 FENCE = labels.THREAD_FENCE
 
@@ -72,9 +72,6 @@ def shorten_messages(*, language: str, summary: str, limit: int) -> list[dict]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-#: a token rarely spans more characters than this; longer texts are cut by characters
-#: first, so a 100k-character turn is never tokenized whole just to be cut
-CHARS_PER_TOKEN_MAX = 8
 
 
 def untrusted_text(text: str, *, language: str, limit: int | None = None, keep: str = "head") -> str:

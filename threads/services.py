@@ -12,7 +12,6 @@ cursor where it was for the next run's job to catch up.
 """
 
 import logging
-import re
 
 from django.db import transaction
 from django.utils import timezone
@@ -20,10 +19,9 @@ from django.utils import timezone
 from core import redline
 from core.errors import AppError
 from core.text import validate_text
-from core.fencing import FILTERED
 from agents.memory_llm import memory_complete, memory_model_available, memory_op_record
 from agents.models import MemoryOp, Run
-from core.tokens import count_tokens, truncate_tokens
+from core.tokens import CHARS_PER_TOKEN_MAX, count_tokens, truncate_tokens
 from threads import prompts
 from threads.models import Thread
 from threads.selectors import thread_cursor, thread_get_for_actor, thread_get_for_run, thread_turns_to_fold
@@ -46,13 +44,6 @@ COMPRESS_MAX_RACES = 5
 COMPRESS_SHORTEN_TRIES = 1
 #: an extractive summary keeps at most this much of each request
 EXTRACTIVE_TURN_TOKENS = 120
-
-# The compression prompt's own labels: history must not be able to close its fence.
-_COMPRESS_LABELS = re.compile(
-    r"[\[［]\s*(?:已有摘要|待并入的对话记录|对话记录结束|current summary|transcript to fold in|end of transcript)"
-    r"[^\]］\n]{0,80}[\]］]",
-    re.IGNORECASE,
-)
 
 
 def thread_title_from_input(text: str) -> str:
@@ -179,7 +170,7 @@ def _chunk(turns: list[Run]) -> list[Run]:
 
 
 def _tokens_up_to(text: str, limit: int) -> int:
-    return min(count_tokens(text[: limit * prompts.CHARS_PER_TOKEN_MAX]), limit)
+    return min(count_tokens(text[: limit * CHARS_PER_TOKEN_MAX]), limit)
 
 
 def transcript_of(turns: list[Run], *, language: str) -> str:
@@ -198,8 +189,8 @@ def transcript_of(turns: list[Run], *, language: str) -> str:
 
 
 def _untrusted(text: str, *, language: str, limit: int, keep: str = "head") -> str:
-    cleaned = prompts.untrusted_text(text, language=language, limit=limit, keep=keep)
-    return _COMPRESS_LABELS.sub(FILTERED.get(language, FILTERED["en"]), cleaned)
+    # The compression prompt's own labels are in the registry: the sanitizer covers them.
+    return prompts.untrusted_text(text, language=language, limit=limit, keep=keep)
 
 
 def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> tuple[str, MemoryOp] | None:
