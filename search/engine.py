@@ -172,7 +172,7 @@ def clear_cache() -> None:
         _caches.clear()
 
 
-def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.0) -> list[Hit]:
+def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.0, dense=None) -> list[Hit]:
     """The best `limit` documents of one scope for `query`, normalised score > min_score,
     best first (newer first on ties)."""
     query_counts = Counter(query_terms(query))
@@ -211,3 +211,8 @@ def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.
             continue
         hits.append(Hit(ref=refs[i], score=score, bm25=float(scores[i])))
     return hits
+
+
+def warm_up() -> None:
+    from search.terms import warm_up as terms_warm_up
+    terms_warm_up()
