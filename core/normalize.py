@@ -1,0 +1,268 @@
+"""The one canonical normalize(): text as a filter should see it, not as it is stored.
+
+Every check that looks for something in untrusted text (the red line, the fence
+sanitizer) matches on ``normalize(text)``; what is stored and shown is always the
+teacher's original text. The steps, in order:
+
+1. HTML entities decoded until stable (``&amp;#49;`` -> ``&#49;`` -> ``1``), bounded;
+2. NFKC, then NFKD so that combining marks can be dropped (é -> e, yì -> yi), then NFC;
+3. one translation pass (``_FOLD``) that drops invisible, format (Cf: zero width, bidi,
+   the U+E0000 tag block), variation selector, combining (Mn/Me) and filler characters,
+   writes every Unicode decimal digit (Arabic-Indic, Devanagari, …) and every circled or
+   dingbat digit (❶ ① ⓫) in ASCII, and folds look-alike letters (Cyrillic, Greek,
+   Armenian, Cherokee …, from the Unicode confusables table that ``confusable-homoglyphs``
+   ships) to Latin; mathematical alphanumerics are already folded by NFKC;
+4. traditional -> simplified Chinese (OpenCC ``t2s``);
+5. lower case (casefold);
+6. numbers written in words become digits: runs of two or more Chinese numerals
+   including 〇, 大写 壹贰叁 and mixed forms (一三八…, 1三8一…, 九十二, 一百零五; a
+   single character such as 张三's or 第三's stays a word), and English number words
+   (one three eight …, ninety-two);
+7. letters spelled one by one are joined (A.D.H.D -> adhd);
+8. separators inside a long run of digits are removed (138-12-34-56-78, "11 01 05 …",
+   1.3.8…) when one separator is used throughout (or the groups are all of one digit,
+   or all of three or more), unless the groups only go up, as a list of question numbers
+   does (1-3-5-7-9-11-13-15), or the run is too short to be an identity, phone or card
+   number (dates are 8 digits).
+
+It runs on every fact and every injected section, so it is one pass per step with
+cached tables (bench/normalize_speed.py measures it).
+"""
+
+import functools
+import html
+import re
+import unicodedata
+
+import opencc
+from confusable_homoglyphs import utils as _confusable_data
+
+__all__ = ["normalize", "to_simplified"]
+
+_MAX_UNESCAPE_ROUNDS = 4
+
+# Scripts whose letters are folded onto Latin look-alikes (the confusables table also
+# lists CJK and symbol pairs, which must not be touched: 一 is not a dash).
+_FOLDED_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LATIN", "LISU", "OLD ITALIC",
+                   "TIFINAGH", "VAI", "GEORGIAN", "MODIFIER LETTER", "SMALL CAPITAL", "LETTERLIKE")
+# Characters that render as nothing or as blank and are not whitespace.
+_BLANK_LETTERS = frozenset("\u115f\u1160\u17b4\u17b5\u180e\u2800\u3164\uffa0\u034f")
+
+
+@functools.lru_cache(maxsize=1)
+def _confusable_to_latin() -> dict[int, str]:
+    table = {}
+    for char, entries in _confusable_data.load("confusables.json").items():
+        if len(char) != 1 or char.isascii():
+            continue
+        name = unicodedata.name(char, "")
+        if not name.startswith(_FOLDED_SCRIPTS):
+            continue
+        for entry in entries:
+            target = entry["c"]
+            if len(target) == 1 and target.isascii() and target.isalpha():
+                table[ord(char)] = target
+                break
+    return table
+
+
+class _FoldTable(dict):
+    """A str.translate table that works out (and remembers) each character's fold the
+    first time it is seen: one C-level pass over the text for every later call."""
+
+    def __missing__(self, code: int):
+        self[code] = value = _fold_char(code)
+        return value
+
+
+def _fold_char(code: int):
+    char = chr(code)
+    if code < 0x80:
+        return char
+    category = unicodedata.category(char)
+    if category in ("Cf", "Mn", "Me", "Cs", "Co") or char in _BLANK_LETTERS:
+        return None
+    if category == "Cc":
+        return None if char not in "\t\n\r" else char
+    if char.isdecimal():
+        return str(unicodedata.decimal(char))
+    if category == "No":  # ❶ ⓫ ① and the like (superscripts are already NFKC'd)
+        value = unicodedata.numeric(char, None)
+        if value is not None and value == int(value) and 0 <= value <= 50:
+            return str(int(value))
+        return char
+    if category in ("Zs", "Zl", "Zp"):
+        return " "
+    return _confusable_to_latin().get(code, char)
+
+
+_FOLD = _FoldTable()
+
+
+@functools.lru_cache(maxsize=1)
+def _t2s():
+    return opencc.OpenCC("t2s")
+
+
+_HAS_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")
+
+
+def to_simplified(text: str) -> str:
+    """Traditional Chinese characters to simplified (OpenCC t2s); other text untouched."""
+    if not text or not _HAS_HAN.search(text):
+        return text
+    return _t2s().convert(text)
+
+
+# --- numbers in words -------------------------------------------------------------------
+
+# 参 is what OpenCC makes of the traditional 大写 參; alone it stays the word 参 (参加).
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "壹": 1, "幺": 1, "二": 2, "贰": 2, "两": 2, "三": 3, "叁": 3, "参": 3, "四": 4,
+              "肆": 4, "五": 5, "伍": 5, "六": 6, "陆": 6, "七": 7, "柒": 7, "八": 8, "捌": 8, "九": 9, "玖": 9}
+_CN_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
+_CN_BIG = {"万": 10_000, "亿": 100_000_000}
+_CN_RUN = re.compile("[0-9" + "".join(_CN_DIGITS) + "".join(_CN_UNITS) + "".join(_CN_BIG) + "]+")
+
+
+def _cn_positional(run: str) -> int | None:
+    """九十二 -> 92, 一百零五 -> 105, 十一 -> 11, 三万五千 -> 35000; None if it is not one number."""
+    total, section, digit = 0, 0, None
+    for char in run:
+        if char in _CN_DIGITS or char.isdigit():
+            if digit is not None and digit != 0:
+                return None  # two digits in a row inside a positional number: not one number
+            digit = _CN_DIGITS[char] if char in _CN_DIGITS else int(char)
+        elif char in _CN_UNITS:
+            section += (1 if digit is None else digit) * _CN_UNITS[char]
+            digit = None
+        else:  # 万 / 亿
+            section += digit or 0
+            if section == 0:
+                return None
+            total += section * _CN_BIG[char]
+            section, digit = 0, None
+    return total + section + (digit or 0)
+
+
+def _cn_number(match: re.Match) -> str:
+    run = match.group()
+    if run.isascii():
+        return run
+    if run == "十" and match.string.startswith("分", match.end()):
+        return run  # 十分 is "very"
+    if len(run) < 4 and any(c.isdigit() for c in run):
+        return run  # 高一3班: a class, not a mixed-script number
+    if len(run) == 1:
+        return run  # 张三, 第三, 一起: one character is a word more often than a number
+    if run[0] in _CN_BIG or run[0] in "百千佰仟":
+        return run  # 万一, 千万, 百万: words, not numbers
+    positional = any(c in _CN_UNITS or c in _CN_BIG for c in run)
+    if not positional:
+        # Digit by digit: 一三八…, 1三8一…, 二〇二四
+        return "".join(c if c.isdigit() else str(_CN_DIGITS[c]) for c in run)
+    # A run may mix a digit-by-digit head with a positional number; try the whole run,
+    # and fall back to the digit-by-digit prefix plus the rest.
+    value = _cn_positional(run)
+    if value is not None:
+        return str(value)
+    return run
+
+
+_EN_UNITS = {"zero": 0, "oh": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+             "eight": 8, "nine": 9}
+_EN_TEENS = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+             "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
+_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+            "eighty": 80, "ninety": 90}
+_EN_TENS_RE = re.compile(r"\b(" + "|".join(_EN_TENS) + r")(?:[\s\-]+(" + "|".join(k for k in _EN_UNITS if k != "oh")
+                         + r"))?\b")
+_EN_TEENS_RE = re.compile(r"\b(" + "|".join(_EN_TEENS) + r")\b")
+_EN_HUNDRED = re.compile(r"\b(\d)\s+hundred(?:\s+and)?(?:\s+(\d{1,2}))?\b")
+# "one three eight …": three or more digit words in a row are a number read out digit by digit
+# ("oh" counts only inside such a run, and "double"/"triple" repeat the next digit).
+_EN_DIGIT_WORD = "(?:" + "|".join(_EN_UNITS) + r"|double\s+\w+|triple\s+\w+|\d)"
+_EN_DIGIT_RUN = re.compile(rf"\b{_EN_DIGIT_WORD}(?:[\s,\-]+{_EN_DIGIT_WORD}){{2,}}\b")
+_EN_WORD = re.compile(r"double\s+(\w+)|triple\s+(\w+)|\w+")
+
+
+def _en_digit_run(match: re.Match) -> str:
+    if not re.search("[a-z]", match.group()):
+        return match.group()  # digits only: left to the separator step
+    out = []
+    for word in _EN_WORD.finditer(match.group()):
+        if word.group(1) or word.group(2):
+            inner = word.group(1) or word.group(2)
+            digit = str(_EN_UNITS[inner]) if inner in _EN_UNITS else inner
+            out.append(digit * (2 if word.group(1) else 3))
+        else:
+            w = word.group()
+            out.append(str(_EN_UNITS[w]) if w in _EN_UNITS else w)
+    return " ".join(out)
+
+
+def _en_numbers(text: str) -> str:
+    if not text.isascii() and not re.search("[a-z]", text):
+        return text
+    text = _EN_TENS_RE.sub(lambda m: str(_EN_TENS[m.group(1)] + (_EN_UNITS[m.group(2)] if m.group(2) else 0)),
+                           text)
+    text = _EN_TEENS_RE.sub(lambda m: str(_EN_TEENS[m.group(1)]), text)
+    text = _EN_DIGIT_RUN.sub(_en_digit_run, text)
+    text = _EN_HUNDRED.sub(lambda m: str(int(m.group(1)) * 100 + int(m.group(2) or 0)), text)
+    return text
+
+
+# --- spelled letters and separated digits -----------------------------------------------
+
+# a.d.h.d, a-d-h-d, a d h d (three letters or more when only spaces separate them)
+_SPELLED_LETTERS = re.compile(r"(?<![a-z0-9])[a-z](?:(?:[.\-_·*/]\s?|\s?[.\-_·*/])[a-z])+(?![a-z0-9])[.]?"
+                              r"|(?<![a-z0-9])[a-z](?:\s[a-z]){2,}(?![a-z0-9])")
+
+_DIGIT_SEP = r"[\s\-‐‑‒–—―−_.·•/\\|()*~,，、+]"
+_DIGIT_CHAIN = re.compile(rf"\d+(?:{_DIGIT_SEP}{{1,3}}\d+)+")
+_DIGIT_SEP_RUN = re.compile(rf"(?<=\d){_DIGIT_SEP}+(?=\d)")
+_MIN_CHAIN_DIGITS = 9  # shorter than any phone, identity or card number (and than a date)
+
+
+def _collapse_digit_chain(match: re.Match) -> str:
+    chain = match.group()
+    groups = re.findall(r"\d+", chain)
+    if sum(map(len, groups)) < _MIN_CHAIN_DIGITS:
+        return chain
+    values = [int(g) for g in groups]
+    if max(map(len, groups)) <= 3 and all(a < b for a, b in zip(values, values[1:], strict=False)):
+        return chain  # 1-3-5-7-9-11-13-15: a list of short numbers that only goes up
+    separators = {sep.strip("()（） ") or " " for sep in _DIGIT_SEP_RUN.findall(chain)}
+    if len(separators) == 1 or all(len(g) >= 3 for g in groups) or all(len(g) == 1 for g in groups):
+        return "".join(groups)
+    return chain  # 2023.10.15 13:45: a date and a time side by side
+
+
+# --- the pipeline -----------------------------------------------------------------------
+
+def _unescape(text: str) -> str:
+    for _ in range(_MAX_UNESCAPE_ROUNDS):
+        if "&" not in text:
+            break
+        decoded = html.unescape(text)
+        if decoded == text:
+            break
+        text = decoded
+    return text
+
+
+def normalize(text: str) -> str:
+    """`text` folded for matching (see the module docstring). Never store the result."""
+    if not text:
+        return ""
+    text = _unescape(text)
+    text = unicodedata.normalize("NFKC", text)
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", unicodedata.normalize("NFKD", text).translate(_FOLD))
+        text = to_simplified(text)
+    text = text.casefold()
+    if not text.isascii():
+        text = _CN_RUN.sub(_cn_number, text)
+    text = _en_numbers(text)
+    text = _SPELLED_LETTERS.sub(lambda m: re.sub(r"[^a-z]", "", m.group()), text)
+    text = _DIGIT_CHAIN.sub(_collapse_digit_chain, text)
+    return text

@@ -1,0 +1,104 @@
+"""core.normalize: one canonical fold for matching. Each row is one trick an attacker (or
+a careless paste) uses; the second table is ordinary text that must keep its meaning."""
+
+import pytest
+
+from core.normalize import normalize, to_simplified
+
+FOLDED = [
+    # (what it shows, raw text, normalized)
+    ("full-width digits", "１３８１２３４５６７８", "13812345678"),
+    ("zero-width space between digits", "138\u200b1234\u200b5678", "13812345678"),
+    ("tag characters between digits", "138\U000e00311234\U000e007f5678", "13812345678"),
+    ("word joiner and soft hyphen", "138\u20601234\u00ad5678", "13812345678"),
+    ("bidi override", "\u202e138\u202c12345678", "13812345678"),
+    ("variation selectors", "1\ufe0f3\ufe0e8\U000e0100", "138"),
+    ("combining marks", "s\u0336y\u0301s\u20dftem", "system"),
+    ("Arabic-Indic digits", "١٣٨١٢٣٤٥٦٧٨", "13812345678"),
+    ("extended Arabic-Indic digits", "۱۳۸", "138"),
+    ("Devanagari digits", "१३८१२३४५६७८", "13812345678"),
+    ("Bengali digits", "১৩৮", "138"),
+    ("Thai digits", "๑๓๘", "138"),
+    ("mathematical digits", "𝟏𝟑𝟖", "138"),
+    ("dingbat negative circled digits", "❶❸❽", "138"),
+    ("circled digits", "①③⑧", "138"),
+    ("parenthesized and full-stop digits", "⑴⒊", "(1)3."),
+    ("大写 numerals", "壹叁捌壹贰叁肆伍陆柒捌", "13812345678"),
+    ("traditional 大写", "壹參捌貳", "1382"),
+    ("Chinese digit by digit", "一三八一二三四五六七八", "13812345678"),
+    ("〇 in a year", "二〇二四年", "2024年"),
+    ("幺 for one", "幺三八", "138"),
+    ("mixed scripts", "1三8一2三4五6七8", "13812345678"),
+    ("positional Chinese number", "考了九十二分", "考了92分"),
+    ("hundreds with 零", "一百零五", "105"),
+    ("ten to nineteen", "十一", "11"),
+    ("HTML decimal entities", "&#49;&#51;&#56;", "138"),
+    ("HTML hex entities", "&#x31;&#x33;&#x38;", "138"),
+    ("HTML entities escaped twice", "&amp;#49;&amp;#51;8", "138"),
+    ("named entity", "A&nbsp;D", "a d"),
+    ("pairs split by dashes", "138-12-34-56-78", "13812345678"),
+    ("pairs split by spaces", "11 01 05 19 49 12 31 00 21", "110105194912310021"),
+    ("digits split by dots", "1.3.8.1.2.3.4.5.6.7.8", "13812345678"),
+    ("groups of four", "6222 0212 3456 7890", "6222021234567890"),
+    ("area code in parentheses", "(138) 1234-5678", "(13812345678"),
+    ("English digit words", "one three eight one two three four five six seven eight", "13812345678"),
+    ("double and oh", "one three eight double one oh two", "1 3 8 11 0 2"),
+    ("English tens", "scored ninety-two", "scored 92"),
+    ("English teens", "got fifteen", "got 15"),
+    ("spelled letters", "A.D.H.D.", "adhd"),
+    ("spelled letters with spaces", "A D H D", "adhd"),
+    ("Cyrillic look-alikes", "Ѕуѕtеm", "system"),
+    ("Greek look-alikes", "Αdmin ΟΚ", "admin ok"),
+    ("mathematical bold", "𝐒𝐲𝐬𝐭𝐞𝐦", "system"),
+    ("traditional characters", "張三數學92分，抑鬱症", "张三数学92分,抑郁症"),
+    ("pinyin tone marks", "yìyùzhèng", "yiyuzheng"),
+    ("upper case", "GPA", "gpa"),
+    ("ideographic space", "数学\u3000九十", "数学 90"),
+    ("braille blank and Hangul filler", "Sys\u2800tem\u3164", "system"),
+]
+
+KEPT = [
+    # Ordinary text whose numbers and words must keep their meaning.
+    ("names with a numeral", "张三和李四", "张三和李四"),
+    ("ordinals and ranks of one character", "第三名 第二节课 年级前十", "第三名 第二节课 年级前十"),
+    ("十分 means very", "他十分努力", "他十分努力"),
+    ("words that contain 大写", "队伍 大陆 收拾", "队伍 大陆 收拾"),
+    ("words that start with 万 or 千", "万一 千万", "万一 千万"),
+    ("a class next to its grade", "高一3班", "高一3班"),
+    ("a date and a time", "2023.10.15 13:45", "2023.10.15 13:45"),
+    ("two dates", "2023-10-15 至 2023-10-20", "2023-10-15 至 2023-10-20"),
+    ("a list of question numbers", "题号 1-3-5-7-9-11-13-15", "题号 1-3-5-7-9-11-13-15"),
+    ("counting to ten", "1 2 3 4 5 6 7 8 9 10", "1 2 3 4 5 6 7 8 9 10"),
+    ("a decimal", "3.14", "3.14"),
+    ("A-level and B tree", "A-level B tree", "a-level b tree"),
+    ("lesson text", "第3章 满分100分的试卷 90分钟", "第3章 满分100分的试卷 90分钟"),
+    ("a digit-only run stays digits", "1, 2, 3", "1, 2, 3"),
+    ("empty", "", ""),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected"), [(r, e) for _, r, e in FOLDED], ids=[n for n, _, _ in FOLDED])
+def test_each_disguise_folds_to_what_a_reader_sees(raw, expected):
+    assert normalize(raw) == expected
+
+
+@pytest.mark.parametrize(("raw", "expected"), [(r, e) for _, r, e in KEPT], ids=[n for n, _, _ in KEPT])
+def test_ordinary_text_keeps_its_meaning(raw, expected):
+    assert normalize(raw) == expected
+
+
+def test_normalizing_twice_changes_nothing_more():
+    for _, raw, _ in FOLDED + KEPT:
+        once = normalize(raw)
+        assert normalize(once) == once, raw
+
+
+def test_entity_decoding_is_bounded():
+    deep = "&" + "amp;" * 50 + "#49;"
+    assert len(normalize(deep)) > 1  # stops after a few rounds instead of decoding forever
+
+
+def test_to_simplified_folds_traditional_and_leaves_the_rest():
+    assert to_simplified("學生的數學成績") == "学生的数学成绩"
+    assert to_simplified("Grade 10 物理") == "Grade 10 物理"
+    assert to_simplified("") == ""
