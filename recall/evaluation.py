@@ -206,7 +206,8 @@ class _Tally:
     def add(self, conv: Conversation, question: Question, found: list, gate_k: int, gate_min: float, ms: float):
         self.latencies_ms.append(ms)
         ranked = [entry.run_ref for entry, _ in found]
-        injected = [entry.run_ref for entry, score in found[:gate_k] if score > gate_min]
+        # The layer's rule: the best `gate_k` of the hits scoring above `gate_min`.
+        injected = [entry.run_ref for entry, score in found if score > gate_min][:gate_k]
         if not question.evidence:
             self.negatives += 1
             self.gated["negatives"] += bool(injected)

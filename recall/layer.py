@@ -8,7 +8,7 @@ from agents.layers import MemoryLayer
 from core.tokens import count_tokens, truncate_tokens
 from recall.models import RecallEntry
 from recall.selectors import recall_search
-from recall.services import recall_entry_append
+from recall.services import recall_entry_append, recall_index_sources
 from search.query import query_for_run
 
 LABEL = labels.RECALL_LABEL
@@ -85,3 +85,7 @@ class RecallLayer(MemoryLayer):
 
     def after_run(self, run) -> None:
         recall_entry_append(run=run)
+
+    def index_sources(self, *, tenant=None):
+        """What this layer keeps in the search index (manage.py reindex)."""
+        return recall_index_sources(tenant=tenant)
