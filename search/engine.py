@@ -284,9 +284,10 @@ def candidates(*, scope_key: str, query: str, dense: bool | None = None, top: in
     if vector is not None:
         dense_rank = _ranks(cosine, has_vector, top)
         picked = np.flatnonzero((lex_rank >= 0) | (dense_rank >= 0))
-        cos = cosine[picked].astype(np.float64)
         spread = cosine[has_vector]
         mean, std = float(spread.mean()), float(spread.std()) or 1.0
+        # A document without a vector (indexed while dense was off) is neither near nor far.
+        cos = np.where(has_vector[picked], cosine[picked], mean).astype(np.float64)
     else:
         dense_rank = None
         picked = np.flatnonzero(lex_rank >= 0)

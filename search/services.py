@@ -154,7 +154,7 @@ def scope_reindex(*, scope: ScopeRef, items: list[tuple[str, str]], dense: bool,
         key=scope.key, defaults={"tenant_id": scope.tenant_id, "agent_id": scope.agent_id, "owner_id": scope.owner_id})
     stale = force or row.analyzer != ANALYZER_VERSION
     text_of = dict(items)
-    indexed = dict(SearchDoc.objects.filter(scope=row).values_list("ref", "vector__isnull"))
+    indexed = set(SearchDoc.objects.filter(scope=row).values_list("ref", flat=True))
     gone = sorted(set(indexed) - set(text_of))
     if gone:
         result.removed = index_remove(scope_key=scope.key, refs=gone)
