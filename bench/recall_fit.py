@@ -166,18 +166,22 @@ def main():
     parser.add_argument("--features", help="a pickle of the collected features: written when missing, read "
                                            "when present (refit without re-embedding)")
     args = parser.parse_args()
+    from recall_search import setup_django
+
+    tmp = setup_django(None)
     if args.features and Path(args.features).exists():
         import pickle
 
         from search import relevance
 
         items = pickle.loads(Path(args.features).read_bytes())
+        if tmp:
+            import shutil
+
+            shutil.rmtree(tmp, ignore_errors=True)
         report("dense on", items[True], relevance.FEATURES)
         report("dense off (lexical only)", items[False], relevance.LEXICAL_FEATURES)
         return
-    from recall_search import setup_django
-
-    tmp = setup_django(None)
     from recall.evaluation import load_devset
     from search import relevance
     from search.engine import warm_up

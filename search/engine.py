@@ -266,15 +266,9 @@ def candidates(*, scope_key: str, query: str, dense: bool | None = None, top: in
             cache.refresh(version)
         cache.ensure_terms(terms)
         bm25, matched_idf, matched = cache.scores(terms)
-        idfs = {term: cache.idf(term) for term in terms}
-        query_idf = sum(idfs.values())
-        # The query's most specific terms, and where each occurs: a hit that misses them
-        # shares the query's wording but not its subject.
-        specific = sorted(terms, key=lambda term: -idfs[term])[:relevance.SPECIFIC_TERMS]
-        specific_postings = [(idfs[term], np.frombuffer(cache.terms[term][0], dtype=np.int32)) for term in specific]
+        query_idf = sum(cache.idf(term) for term in terms)
         keys = np.frombuffer(cache.keys, dtype=np.float32).astype(np.float64)
         refs = cache.refs
-        n = len(refs)
         if vector is not None:
             matrix, has_vector = cache.vectors()
             cosine = matrix @ vector
@@ -293,22 +287,15 @@ def candidates(*, scope_key: str, query: str, dense: bool | None = None, top: in
         picked = np.flatnonzero(lex_rank >= 0)
         cos = np.zeros(len(picked))
     q_cover = matched_idf[picked] / query_idf if query_idf > 0 else np.zeros(len(picked))
-    specific_idf = sum(idf for idf, _ in specific_postings)
-    top_cover = np.zeros(len(picked))
-    for idf, where in specific_postings:
-        top_cover += idf * np.isin(picked, where)
-    if specific_idf > 0:
-        top_cover /= specific_idf
     d_cover = np.minimum(1.0, matched[picked] / np.maximum(1.0, keys[picked]))
     lr = lex_rank[picked]
     lex_rr = 1 / (1 + np.where(lr >= 0, lr, np.inf))
-    log_n = np.full(len(picked), relevance.log_scope_size(n))
     if vector is not None:
         dr = dense_rank[picked]
-        columns = [q_cover, d_cover, np.maximum(q_cover, d_cover), top_cover, lex_rr, cos, cos - mean,
-                   (cos - mean) / std, 1 / (1 + np.where(dr >= 0, dr, np.inf)), log_n]
+        columns = [q_cover, d_cover, np.maximum(q_cover, d_cover), lex_rr, cos, cos - mean, (cos - mean) / std,
+                   1 / (1 + np.where(dr >= 0, dr, np.inf))]
     else:
-        columns = [q_cover, d_cover, np.maximum(q_cover, d_cover), top_cover, lex_rr, log_n]
+        columns = [q_cover, d_cover, np.maximum(q_cover, d_cover), lex_rr]
     return Candidates(
         positions=picked, refs=[refs[i] for i in picked], bm25=bm25[picked], cosine=cos, lex_rank=lr,
         dense_rank=dense_rank[picked] if vector is not None else None,

@@ -11,8 +11,8 @@ sets (bench/recall_search.py): the other packaged models on offer embed English 
 - `passage_vectors(texts)` embeds what is being indexed: one model call per entry, on the
   write path (the memory queue), before the indexing transaction opens (the model is
   local, but 30–100 ms per entry is too long to hold SQLite's write lock).
-- `query_vector(text)` embeds a query (its head, SEARCH_DENSE_QUERY_TOKENS tokens: a
-  longer text costs more and adds little).
+- `query_vector(text)` embeds a query (at most SEARCH_DENSE_QUERY_TOKENS tokens, head and
+  tail: the cost grows with the length, and 30–100 ms is the read path's whole budget).
 - `VectorStore` is where vectors are kept. `BlobVectorStore` keeps them in
   `SearchDoc.vector` (float16 bytes) on SQLite and PostgreSQL alike; pgvector is not
   among the packages of this machine, and a backend for it would implement the same two
@@ -27,7 +27,7 @@ from functools import lru_cache
 import numpy as np
 from django.conf import settings
 
-from core.tokens import truncate_tokens
+from core.tokens import count_tokens, truncate_tokens
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +123,18 @@ def passage_vectors(texts: list[str], *, force: bool = False) -> list[bytes] | N
     return [to_bytes(row) for row in matrix]
 
 
+def query_excerpt(text: str) -> str:
+    """What of a query is embedded: all of it up to SEARCH_DENSE_QUERY_TOKENS, else its head
+    and its tail, half each. A teacher's long message often states the request last (after
+    the context), and a run's query may be two utterances, the newest last."""
+    limit = settings.SEARCH_DENSE_QUERY_TOKENS
+    if count_tokens(text) <= limit:
+        return text
+    head = truncate_tokens(text, limit // 2, marker="")
+    tail = truncate_tokens(text, limit - limit // 2, keep="tail", marker="")
+    return f"{head}\n{tail}"
+
+
 @lru_cache(maxsize=256)
 def _query_cached(text: str) -> bytes:
     return to_bytes(_model.query(text)) if _model is not None else b""
@@ -133,9 +145,8 @@ def query_vector(text: str, *, requested: bool | None = None) -> np.ndarray | No
     model = dense_model(requested)
     if model is None:
         return None
-    head = truncate_tokens(text, settings.SEARCH_DENSE_QUERY_TOKENS, marker="")
     try:
-        blob = _query_cached(head)
+        blob = _query_cached(query_excerpt(text))
     except Exception as exc:
         log.warning("embedding a query failed (%s: %s); searching lexically", type(exc).__name__, exc)
         return None
