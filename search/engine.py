@@ -74,6 +74,7 @@ class _ScopeCache:
         self.local: dict[int, int] = {}  # SearchDoc.id -> position
         self.ids: list[int] = []
         self.refs: list[str] = []
+        self.position_of: dict[str, int] = {}
         self.lengths = array("f")
         self.keys = array("f")
         self._vectors: list[np.ndarray] = []  # blocks of rows, positions 0..len-1
@@ -97,6 +98,7 @@ class _ScopeCache:
         for doc_id, ref, length, keys in rows:
             self.local[doc_id] = len(self.refs)
             self.ids.append(doc_id)
+            self.position_of[ref] = len(self.refs)
             self.refs.append(ref)
             self.lengths.append(length)
             self.keys.append(keys or max(1.0, length / 2))  # 0: indexed before keys were counted
@@ -245,8 +247,10 @@ def _ranks(values: np.ndarray, eligible: np.ndarray, top: int) -> np.ndarray:
     return ranks
 
 
-def candidates(*, scope_key: str, query: str, dense: bool | None = None, top: int = CANDIDATES) -> Candidates | None:
-    """The union of the lexical and (when on) dense top `top` of one scope, with features."""
+def candidates(*, scope_key: str, query: str, dense: bool | None = None, top: int = CANDIDATES,
+               exclude_refs=()) -> Candidates | None:
+    """The union of the lexical and (when on) dense top `top` of one scope, with features.
+    Documents in `exclude_refs` take no part (nor a rank: the ranks are features)."""
     query_counts = Counter(query_terms(query))
     terms = list(query_counts)
     if not terms and not query.strip():
@@ -269,14 +273,19 @@ def candidates(*, scope_key: str, query: str, dense: bool | None = None, top: in
         query_idf = sum(cache.idf(term) for term in terms)
         keys = np.frombuffer(cache.keys, dtype=np.float32).astype(np.float64)
         refs = cache.refs
+        allowed = np.ones(len(refs), dtype=bool)
+        for ref in exclude_refs:
+            position = cache.position_of.get(ref)
+            if position is not None:
+                allowed[position] = False
         if vector is not None:
             matrix, has_vector = cache.vectors()
             cosine = matrix @ vector
             if not has_vector.any():
                 vector = None
-    lex_rank = _ranks(bm25, bm25 > 0, top)
+    lex_rank = _ranks(bm25, (bm25 > 0) & allowed, top)
     if vector is not None:
-        dense_rank = _ranks(cosine, has_vector, top)
+        dense_rank = _ranks(cosine, has_vector & allowed, top)
         picked = np.flatnonzero((lex_rank >= 0) | (dense_rank >= 0))
         spread = cosine[has_vector]
         mean, std = float(spread.mean()), float(spread.std()) or 1.0
@@ -304,13 +313,13 @@ def candidates(*, scope_key: str, query: str, dense: bool | None = None, top: in
 
 
 def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.0,
-           dense: bool | None = None) -> list[Hit]:
+           dense: bool | None = None, exclude_refs=()) -> list[Hit]:
     """The best `limit` documents of one scope for `query` whose relevance score is above
     `min_score`, best first: score, then fused rank, then the newer document.
     `dense` None follows the RECALL_DENSE setting; False searches lexically only."""
     if limit <= 0:
         return []
-    found = candidates(scope_key=scope_key, query=query, dense=dense)
+    found = candidates(scope_key=scope_key, query=query, dense=dense, exclude_refs=exclude_refs)
     if found is None or not len(found.positions):
         return []
     score = found.probability

