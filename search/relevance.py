@@ -52,17 +52,22 @@ LEXICAL_FEATURES = ("q_cover", "d_cover", "short", "lex_rr")
 RRF_K = 60
 
 # Fitted by bench/recall_fit.py on the dev sets (364 queries, 486 memories, 8 teachers;
-# see the module docstring). Dense on: 19,678 candidates, 350 relevant.
-WEIGHTS_DENSE = {"q_cover": -0.688, "d_cover": 3.441, "short": 1.459, "lex_rr": 3.279, "cos": 0.958,
-                 "cos_gap": 0.619, "cos_z": 0.669, "dense_rr": 0.92}
-BIAS_DENSE = -6.928
+# see the module docstring). Dense on: 19,657 candidates, 350 relevant.
+WEIGHTS_DENSE = {"q_cover": -0.727, "d_cover": 3.182, "short": 1.225, "lex_rr": 3.152, "cos": 0.803,
+                 "cos_gap": 0.554, "cos_z": 0.88, "dense_rr": 0.655}
+BIAS_DENSE = -6.907
 # Lexical only: 11,521 candidates, 339 relevant.
 WEIGHTS_LEXICAL = {"q_cover": 1.743, "d_cover": 3.54, "short": 1.303, "lex_rr": 4.073}
 BIAS_LEXICAL = -5.564
-# Logit shifts that move the dev-set operating thresholds (0.71 dense, 0.58 lexical: the
-# lowest at which questions without a relevant memory get something for at most 12 %)
-# to the layers' 0.2. DEV_NUMBERS_PLACEHOLDER
-GATE_SHIFT_DENSE = -2.282
+# Logit shifts that move the dev-set operating thresholds (fitted p 0.68 dense, 0.58
+# lexical: the lowest at which questions without a relevant memory get something for at
+# most 12 %) to the layers' 0.2. There, on the dev sets, a relevant memory is injected
+# for 39 % (dense) / 30 % (lexical) of the questions that have one; fitted on 7 teachers
+# and gated on the 8th: 37 % / 29 %, with 13 % / 12 % of negatives getting something.
+# Short of the 45 % target: our dev negatives are hard (same topics, other tasks).
+# Lowering recall_min_score trades hits for noise: at fitted p 0.5 (≈ 0.11 after the
+# shift) 51 % hits and 20 % of negatives get something; at 0.2, 65 % and 50 %.
+GATE_SHIFT_DENSE = -2.140
 GATE_SHIFT_LEXICAL = -1.709
 
 
