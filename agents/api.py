@@ -34,7 +34,9 @@ def run_agent(request, agent_id: str, payload: RunIn):
     "/agents/{agent_id}/run/stream",
     response={200: None, **ERRORS},
     summary="Run an agent, streaming Server-Sent Events",
-    description="Events: `started {run_id, thread_id}`, `delta {text}`, then `done {run_id, status}` or `error {code}`.",
+    description="Events: `started {run_id, thread_id}`, `delta {text}`, then `done {run_id, status, finish_reason}` "
+                "(`finish_reason` \"length\": cut at the agent's max output tokens) or `error {code}`. "
+                "Closing the stream after text arrived records the run as `stopped`, keeping that text.",
 )
 def run_agent_stream(request, agent_id: str, payload: RunIn):
     actor = actor_of(request, payload.user)
@@ -69,4 +71,5 @@ def get_run_context(request, run_id: str, owner: Query[OwnerQuery]):
         total_tokens=context.get("total_tokens", 0),
         total_budget=context.get("total_budget", run.agent.budget_total),
         messages=context.get("messages", []),
+        fence_nonce=context.get("fence_nonce", ""),
     )

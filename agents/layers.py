@@ -8,9 +8,11 @@ memory job only ever talk to this registry, never to a layer by name.
 
 import functools
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.utils import timezone
 from django.utils.module_loading import import_string
 
 from agents.ledger import ContextLedger, Section
@@ -29,6 +31,49 @@ class ReadContext:
     # Filled by earlier layers for later ones (e.g. runs already shown by the thread
     # section, so recall does not repeat them).
     shared: dict
+    # This run's fence nonce (core.fencing): every fence's opening and closing line carries it.
+    nonce: str = ""
+
+
+DONE, SKIPPED, RETRY = "done", "skipped", "retry"
+#: outcomes after which the memory job never runs the step again for that run
+FINAL_OUTCOMES = (DONE, SKIPPED)
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one layer's write-path step did for one run.
+
+    done: its work is stored. skipped: there was legitimately nothing to do (a failed
+    run, an opt-in that is off). retry: it could not run now (another job holds its
+    claim, the model failed): the memory job leaves the run not done and the reconciler
+    sends it again at `retry_at`.
+    """
+
+    outcome: str
+    retry_at: datetime | None = None
+    note: str = ""
+
+    @classmethod
+    def done(cls, note: str = "") -> "StepResult":
+        return cls(DONE, note=note)
+
+    @classmethod
+    def skipped(cls, note: str = "") -> "StepResult":
+        return cls(SKIPPED, note=note)
+
+    @classmethod
+    def retry_later(cls, at: datetime, note: str = "") -> "StepResult":
+        return cls(RETRY, retry_at=at, note=note)
+
+    @classmethod
+    def retry_soon(cls, note: str = "") -> "StepResult":
+        """Try again after MEMORY_STEP_RETRY_SECONDS (a failed model call, an error)."""
+        return cls.retry_later(timezone.now() + timedelta(seconds=settings.MEMORY_STEP_RETRY_SECONDS), note=note)
+
+    @property
+    def final(self) -> bool:
+        return self.outcome in FINAL_OUTCOMES
 
 
 class MemoryLayer:
@@ -51,8 +96,12 @@ class MemoryLayer:
         Called inside the run's creating transaction."""
         return None
 
-    def after_run(self, run) -> None:
-        """The write-path step. Must be idempotent: the memory queue delivers at least once."""
+    def after_run(self, run) -> StepResult | None:
+        """The write-path step. Must be idempotent: the memory queue delivers at least once,
+        and a step may be re-run after a crash. Returns a StepResult; None means done.
+        `run.memory_lease_token` names the job's lease: a claim made under it lives as
+        long as the lease (agents.outbox)."""
+        return None
 
     def section(self, text: str, *, label: str, items=None) -> Section:
         return Section(layer=self.name, label=label, text=text, prompt_order=self.prompt_order, items=items or [])

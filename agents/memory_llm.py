@@ -10,6 +10,13 @@ from core.tokens import count_tokens
 log = logging.getLogger(__name__)
 
 
+def memory_model_available(agent) -> bool:
+    """Is there a provider fit for memory work for this agent? When not (the built-in
+    demo model and no on-premises Ollama), memory work takes its deterministic
+    fallbacks and makes no model call at all."""
+    return bool(memory_providers(agent))
+
+
 @dataclass
 class MemoryCallResult:
     text: str
@@ -52,6 +59,12 @@ def memory_complete(
         )
         return MemoryCallResult(text=completion.text, op=op)
     return None
+
+
+def memory_op_record(*, agent, run, thread, kind: str, **fields) -> MemoryOp:
+    """A MemoryOp for memory work done without a model call (an extractive fold), scoped
+    like the ones memory_complete records."""
+    return MemoryOp.objects.create(**_scope(agent=agent, run=run, thread=thread), kind=kind, **fields)
 
 
 def _scope(*, agent, run, thread) -> dict:

@@ -4,13 +4,20 @@ and enqueue exactly one memory job after commit.
     request -> validate (tenant, agent, thread) -> Run(status=running)
             -> assemble context via the layers (ledger, budgets, fences)
             -> store what was assembled on the run
-            -> provider (sync or SSE stream) -> Run(completed|failed, tokens, cost)
+            -> provider (sync or SSE stream) -> Run(completed|stopped|failed, tokens, cost)
             -> enqueue ONE memory job for the run
+
+A streamed reply whose reader goes away after part of it arrived (the teacher pressed
+停止生成, closed the tab or lost the network: the server sees the same closed
+connection for all three) ends `stopped`: the streamed text is kept as its output and
+its memory job treats it as a turn that was cut. The provider's stream is closed at
+once. A reader gone before any text arrived leaves a failed run (`client_disconnected`).
 """
 
 import json
 import logging
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -20,11 +27,12 @@ from django.utils import timezone
 from core import labels
 from core.errors import AppError
 from core.text import validate_text
-from core.fencing import sanitize_untrusted
+from core.fencing import fence_rules, fit_untrusted, new_nonce, with_nonce
+from agents import heartbeat
 from agents.layers import ReadContext, assemble_context, resolve_thread
 from agents.models import Run
 from agents.providers import ProviderError, price, provider_for_agent
-from core.tokens import count_tokens, truncate_tokens
+from core.tokens import count_tokens
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +50,7 @@ class PreparedRun:
 def validate_input(text) -> str:
     if not isinstance(text, str) or not text.strip():
         raise AppError("empty_input", "input must not be empty", status=422)
-    validate_text(text)
+    text = validate_text(text)
     if len(text) > settings.WORKING_MEMORY_MAX_CHARS or count_tokens(text) > settings.WORKING_MEMORY_MAX_TOKENS:
         raise AppError(
             "input_too_long",
@@ -57,14 +65,14 @@ def _continued_run(*, actor, agent, run_id: str) -> Run:
     previous = Run.objects.filter(actor.owner_q(), pk=run_id, agent=agent).first()
     if previous is None:
         raise AppError("continue_run_mismatch", "context.run_id does not belong to this agent", status=400)
-    if previous.status != Run.Status.COMPLETED:
-        raise AppError("continue_run_not_completed", "only a completed run can be continued", status=409)
+    if not previous.has_output:
+        raise AppError("continue_run_not_completed", "only a completed or stopped run can be continued", status=409)
     return previous
 
 
 def run_prepare(*, actor, agent, input: str, thread_id: str | None = None, continue_run_id: str | None = None,
                 streamed: bool = False) -> PreparedRun:
-    validate_input(input)
+    input = validate_input(input)
     language = agent.language
     with transaction.atomic():
         previous = _continued_run(actor=actor, agent=agent, run_id=continue_run_id) if continue_run_id else None
@@ -80,10 +88,14 @@ def run_prepare(*, actor, agent, input: str, thread_id: str | None = None, conti
             model=agent.model,
         )
     try:
-        ctx = ReadContext(run=run, agent=agent, actor=actor, thread=thread, input=input, language=language, shared={})
+        nonce = new_nonce()
+        ctx = ReadContext(run=run, agent=agent, actor=actor, thread=thread, input=input, language=language, shared={},
+                          nonce=nonce)
         ledger = assemble_context(ctx)
-        messages = build_messages(agent=agent, sections=ledger.ordered_sections(), input=input, previous=previous)
+        messages = build_messages(agent=agent, sections=ledger.ordered_sections(), input=input, previous=previous,
+                                  nonce=nonce)
         snapshot = ledger.snapshot()
+        snapshot["fence_nonce"] = nonce
         snapshot["messages"] = messages
         snapshot["prompt_tokens_estimate"] = sum(count_tokens(m["content"]) for m in messages)
         Run.objects.filter(pk=run.pk).update(context=snapshot)
@@ -95,24 +107,28 @@ def run_prepare(*, actor, agent, input: str, thread_id: str | None = None, conti
     return PreparedRun(run=run, messages=messages)
 
 
-def build_messages(*, agent, sections, input: str, previous: Run | None) -> list[dict]:
+def build_messages(*, agent, sections, input: str, previous: Run | None, nonce: str) -> list[dict]:
+    """The system message (the fence rules naming this run's nonce, then the agent's own
+    prompt) and one user message: the memory sections, a continued artifact fenced like
+    history, and the input under its label, all boundary lines carrying the nonce."""
     language = agent.language if agent.language in INPUT_LABEL else "zh"
     parts = [section.text for section in sections]
     if previous is not None:
         room = max(0, settings.WORKING_MEMORY_MAX_TOKENS - count_tokens(input) - sum(count_tokens(p) for p in parts) - 500)
-        artifact = truncate_tokens(sanitize_untrusted(previous.output, language=language), room)
-        parts.append(f"{ARTIFACT_OPEN[language]}\n{artifact}\n{ARTIFACT_CLOSE[language]}")
-    user_content = "\n\n".join(parts + [f"{INPUT_LABEL[language]}\n{input}"]) if parts else input
-    messages = []
+        artifact = fit_untrusted(previous.output, language=language, nonce=nonce, limit=room)
+        parts.append(f"{with_nonce(ARTIFACT_OPEN[language], nonce)}\n{artifact}\n"
+                     f"{with_nonce(ARTIFACT_CLOSE[language], nonce)}")
+    user_content = "\n\n".join(parts + [f"{with_nonce(INPUT_LABEL[language], nonce)}\n{input}"]) if parts else input
+    system = fence_rules(language, nonce)
     if agent.system_prompt:
-        messages.append({"role": "system", "content": agent.system_prompt})
-    messages.append({"role": "user", "content": user_content})
-    return messages
+        system = f"{system}\n\n{agent.system_prompt}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": user_content}]
 
 
-def run_finish(*, run: Run, completion=None, error_code: str = "") -> Run:
+def run_finish(*, run: Run, completion=None, error_code: str = "", stopped_text: str = "") -> Run:
     """Record the outcome once (a run that already finished is left alone) and enqueue
-    its memory job after commit."""
+    its memory job after commit. `stopped_text`: what was streamed before the reader went
+    away; the run is then recorded as stopped with that text as its output."""
     now = timezone.now()
     if completion is not None and not error_code:
         fields = {
@@ -121,6 +137,19 @@ def run_finish(*, run: Run, completion=None, error_code: str = "") -> Run:
             "prompt_tokens": completion.prompt_tokens,
             "completion_tokens": completion.completion_tokens,
             "cost": price(completion.model or run.model, completion.prompt_tokens, completion.completion_tokens),
+            "error_code": "",
+            "finish_reason": completion.finish_reason or "",
+        }
+    elif stopped_text.strip():
+        # No usage report arrives for a cut stream: our own counts, priced the same way.
+        prompt_tokens = (run.context or {}).get("prompt_tokens_estimate", 0)
+        completion_tokens = count_tokens(stopped_text)
+        fields = {
+            "status": Run.Status.STOPPED,
+            "output": stopped_text,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "cost": price(run.model, prompt_tokens, completion_tokens),
             "error_code": "",
         }
     else:
@@ -172,7 +201,8 @@ def run_sync(*, actor, agent, input: str, thread_id: str | None = None, context:
     if context and context.get("run_id"):
         raise AppError("continue_stream_only", "continuing a previous run's artifact is only on /run/stream", status=400)
     prepared = run_prepare(actor=actor, agent=agent, input=input, thread_id=thread_id)
-    completion, error_code = _call_sync(agent=agent, messages=prepared.messages)
+    with heartbeat.beating(prepared.run.pk):
+        completion, error_code = _call_sync(agent=agent, messages=prepared.messages)
     return run_finish(run=prepared.run, completion=completion, error_code=error_code)
 
 
@@ -196,16 +226,23 @@ def run_stream(*, actor, agent, input: str, thread_id: str | None = None, contex
 def _stream_events(*, agent, prepared: PreparedRun) -> Iterator[str]:
     run = prepared.run
     finished = False
+    streamed: list[str] = []
     try:
         yield sse("started", {"run_id": run.pk, "thread_id": run.thread_id})
         completion = None
         try:
             provider = provider_for_agent(agent)
-            for kind, value in provider.stream(prepared.messages, max_tokens=agent.max_output_tokens):
-                if kind == "delta":
-                    yield sse("delta", {"text": value})
-                else:
-                    completion = value
+            # closing(): when this generator is closed mid-reply, the provider's stream is
+            # closed with it (its upstream connection too), not left to the garbage collector.
+            with heartbeat.beating(run.pk), closing(
+                provider.stream(prepared.messages, max_tokens=agent.max_output_tokens)
+            ) as pieces:
+                for kind, value in pieces:
+                    if kind == "delta":
+                        streamed.append(value)
+                        yield sse("delta", {"text": value})
+                    else:
+                        completion = value
         except ProviderError as exc:
             log.warning("run provider %s failed: %s", agent.provider_kind, exc)
             run_finish(run=run, error_code=exc.code)
@@ -220,8 +257,9 @@ def _stream_events(*, agent, prepared: PreparedRun) -> Iterator[str]:
             return
         run_finish(run=run, completion=completion, error_code="" if completion else "provider_error")
         finished = True
-        yield sse("done", {"run_id": run.pk, "status": run.status})
+        yield sse("done", {"run_id": run.pk, "status": run.status, "finish_reason": run.finish_reason})
     finally:
         if not finished:
-            # The client went away (or the server is stopping) mid-stream.
-            run_finish(run=run, error_code="client_disconnected")
+            # The reader went away (stop button, closed page, lost network) or the server is
+            # stopping, mid-stream: keep what was streamed, if anything was.
+            run_finish(run=run, error_code="client_disconnected", stopped_text="".join(streamed))

@@ -2,6 +2,8 @@ from datetime import datetime
 
 from ninja import Field, Schema
 
+from core.text import SafeText
+
 
 # Public ids look like `th_…` / `run_…`; anything else is refused by the schema (422).
 PUBLIC_ID = r"^[a-z]{1,8}_[0-9a-z]{1,40}$"
@@ -12,10 +14,10 @@ class RunContextIn(Schema):
 
 
 class RunIn(Schema):
-    input: str = Field(..., description="The teacher's message.")
+    input: SafeText = Field(..., description="The teacher's message.")
     thread_id: str | None = Field(None, pattern=PUBLIC_ID, description="Continue this thread; omitted: a new thread.")
     context: RunContextIn | None = None
-    user: str | None = Field(None, max_length=128, description="API clients: the end user whose memory to use.")
+    user: SafeText | None = Field(None, max_length=128, description="API clients: the end user whose memory to use.")
 
 
 class RunReplyOut(Schema):
@@ -40,6 +42,7 @@ class RunOut(Schema):
     completion_tokens: int
     cost: float
     continued_from: str | None = None
+    finish_reason: str = ""  # "length": the reply was cut at the agent's max output tokens
 
     @staticmethod
     def from_run(run) -> "RunOut":
@@ -57,6 +60,7 @@ class RunOut(Schema):
             completion_tokens=run.completion_tokens,
             cost=float(run.cost),
             continued_from=run.continued_from_id,
+            finish_reason=run.finish_reason,
         )
 
 
@@ -80,6 +84,7 @@ class RunContextOut(Schema):
     total_tokens: int
     total_budget: int
     messages: list[MessageOut]
+    fence_nonce: str = Field("", description="This run's fence nonce: only prompt lines carrying it are boundaries.")
 
 
 class ErrorOut(Schema):

@@ -1,5 +1,7 @@
-"""A deliberately slow OpenAI-compatible chat server for benchmarks: it streams
-`--chunks` pieces, `--delay` seconds apart, over real HTTP on loopback."""
+"""A deliberately slow OpenAI-compatible chat server for benchmarks and the stop-button
+test: it streams `--chunks` pieces, `--delay` seconds apart, over real HTTP on loopback.
+With `--log FILE` it appends one line per streamed request: `complete N/N`, or
+`aborted K/N` when the client closed the connection after K pieces."""
 
 import argparse
 import json
@@ -7,7 +9,12 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
-def make_handler(chunks: int, delay: float):
+def make_handler(chunks: int, delay: float, log_path: str = ""):
+    def record(line: str) -> None:
+        if log_path:
+            with open(log_path, "a", encoding="utf-8") as log:
+                log.write(line + "\n")
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -44,14 +51,23 @@ def make_handler(chunks: int, delay: float):
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Connection", "close")
             self.end_headers()
-            for piece in pieces:
-                chunk = {"id": "c1", "object": "chat.completion.chunk", "created": int(time.time()), "model": "slow",
-                         "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
-                self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
+            sent = 0
+            try:
+                for piece in pieces:
+                    chunk = {"id": "c1", "object": "chat.completion.chunk", "created": int(time.time()),
+                             "model": "slow",
+                             "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
+                    self.wfile.write(f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode())
+                    self.wfile.flush()
+                    sent += 1
+                    time.sleep(delay)
+                self.wfile.write(b"data: [DONE]\n\n")
                 self.wfile.flush()
-                time.sleep(delay)
-            self.wfile.write(b"data: [DONE]\n\n")
-            self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                record(f"aborted {sent}/{chunks}")
+                self.close_connection = True
+                return
+            record(f"complete {sent}/{chunks}")
             self.close_connection = True
 
     return Handler
@@ -62,8 +78,9 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--chunks", type=int, default=40)
     parser.add_argument("--delay", type=float, default=0.1)
+    parser.add_argument("--log", default="", help="append one line per streamed request (complete/aborted)")
     args = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(args.chunks, args.delay))
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(args.chunks, args.delay, args.log))
     server.daemon_threads = True
     server.serve_forever()
 

@@ -1,95 +1,258 @@
-"""Untrusted text (history, recalled runs, documents) is sanitized, then fenced.
+"""Fences history cannot forge: a per-run nonce, datamarking, and a sanitizer built from
+the label registry.
 
-History is content users and models control, as untrusted as a tool's output. Before it
-enters a prompt we neutralize what people use to smuggle instructions or roles in:
-the seed's `[System]` / `[IMPORTANT]` / `INSTRUCTION` markers, chat-template tokens,
-line-initial role prefixes, full-width bracket markers, our own section labels (so a
-history can't fake the end of its fence) and zero-width characters used to split a
-marker so a filter misses it. Then a layer wraps the text in its boundary text.
+History, recalled runs, documents and a continued artifact are content users and models
+control, as untrusted as a tool's output. Three defences, each enough on its own for
+the common tricks and together for the crafted ones:
+
+1. **Nonce.** Every run draws a random nonce (`new_nonce`); every fence's opening and
+   closing line and the input label carry it (`with_nonce`: "[本会话前情 ⟦kqfwmzrah⟧ — …]"),
+   and the system prompt (`fence_rules`) says that only lines carrying it are
+   boundaries. Untrusted text never carries it: the sanitizer removes the nonce and
+   anything in its brackets.
+2. **Datamarking** (Microsoft's Spotlighting): every line of untrusted text inside a
+   fence starts with `labels.DATAMARK` (`datamark`, `fit_untrusted`), so no history line
+   can begin like one of our labels or a role prefix, and the system prompt says so.
+3. **Sanitizer** (`sanitize_untrusted`): the patterns are generated from `core.labels`
+   (every boundary text, label keyword, role and marker word, in both languages) and
+   matched on `core.normalize.normalize()` of each line, the one normalization the red
+   line uses too: invisible, tag, combining and variation-selector characters gone,
+   confusables folded to Latin (Cyrillic or math-bold "System:"), full width to ASCII,
+   traditional to simplified, lower case. Labels match in any bracket or none, mid-line
+   too; labels that are also ordinary lesson words ("相关历史") only where they read as a
+   boundary. Template tokens, `{"role": "system"}`, `</instructions>`, turn marks in any
+   bracket and line-initial role prefixes are neutralized as well.
+
+What the sanitizer returns: a line in which nothing matched is the original line,
+byte for byte (only line breaks are unified to "\\n"). A line in which something
+matched is rebuilt from its normalized form with every match replaced by
+`labels.FILTERED`: spans of a normalized line cannot be mapped back to the original
+reliably (entities, NFKC compositions and removed characters change lengths), and a
+flagged line is an attack or a near miss, so it is shown folded (lower case,
+simplified) rather than risk leaving part of a marker in place. Stored text is never
+changed; this is only what a prompt shows.
 """
 
+import functools
 import re
+import secrets
 
-FILTERED = {"zh": "⟨已过滤⟩", "en": "⟨filtered⟩"}
+from core import labels
+from core.normalize import normalize
+from core.tokens import CHARS_PER_TOKEN_MAX, count_tokens, truncate_tokens
 
-# Zero-width and invisible formatting characters (removed before any matching).
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164"
-    "\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e007f]"
-)
+FILTERED = labels.FILTERED
+DATAMARK = labels.DATAMARK
+
 # Every line break a model or a regex might treat as one becomes "\n" before matching.
 _LINE_BREAKS = re.compile("\r\n|[\r\u2028\u2029\x85\x0b\x0c]")
 
-# Full-width Latin letters and digits fold to ASCII so `［ＳＹＳＴＥＭ］` is caught; CJK
-# punctuation is left as it is.
-_FULLWIDTH_ALNUM = {code: code - 0xFEE0 for code in range(0xFF10, 0xFF5B) if chr(code).isalnum()}
-
-# Chat-template and special tokens of common model families.
-_TEMPLATE_TOKENS = re.compile(
-    r"<[|｜][^|｜<>\n]{1,40}[|｜]>"  # <|im_start|>, <|system|>, <|eot_id|>, DeepSeek's <｜User｜> …
-    r"|<\s*/?\s*(?:s|start_of_turn|end_of_turn|bos|eos|sys|system|assistant|user|im_start|im_end)\s*>"
-    r"|<<\s*/?\s*SYS\s*>>"
-    r"|\[\s*/?\s*INST\s*\]",
-    re.IGNORECASE,
-)
-
-_MARKER_WORDS = (
-    r"system(?:\s*prompt|\s*message|\s*override)?|sys|important|instructions?|admin(?:istrator)?|developer|"
-    r"assistant|override|jailbreak|root|"
-    r"系统(?:提示|指令|消息|通知)?|重要(?:指令|通知)?|指令|管理员|开发者|最高指令|新指令|助手|用户"
-)
-# A marker word inside any kind of bracket, ASCII or full-width: [System], 【系统】, （重要）…
-_BRACKET_MARKER = re.compile(
-    r"[\[［【〔〖〘（(<＜《]\s*(?:" + _MARKER_WORDS + r")\s*[:：]?[^\]］】〕〗〙）)>＞》\n]{0,20}[\]］】〕〗〙）)>＞》]",
-    re.IGNORECASE,
-)
-# A role prefix at the start of a line: `system:`, `Assistant :`, `系统：`, `### System:` …
-_ROLE_PREFIX = re.compile(
-    r"(?im)^[ \t>#*_`~\-]*(?:\d{1,3}[.)、]\s*)?[*_`~]*(?:system|assistant|developer|user|human|ai|tool|"
-    r"系统(?:消息|提示|指令)?|助手|用户|管理员|开发者|人类)[*_`~]*\s*[:：]"
-)
-# Bare upper-case instruction words the seed names (`INSTRUCTION:`, `IMPORTANT!`).
-_SHOUTED = re.compile(r"\b(?:INSTRUCTIONS?|IMPORTANT|SYSTEM)\b")
-
-# Our own section labels and turn markers: history must not be able to close its fence.
-_LABEL_WORDS = (
-    r"本\s*[会會]\s*[话話]\s*前\s*情|核\s*心\s*[记記]\s*[忆憶]|相\s*[关關]\s*[历歷]\s*史|"
-    r"知\s*[识識]\s*[库庫]\s*[检檢]\s*索\s*[结結]\s*果|用\s*[户戶]\s*[问問]\s*[题題]|上\s*次\s*[产產]\s*物|"
-    r"[对對]\s*[话話]\s*[记記]\s*[录錄]\s*[结結]\s*束|"
-    r"conversation\s+so\s+far|(?:the\s+)?user'?s?\s+(?:current\s+|real\s+)?request|core\s+memory|"
-    r"related\s+history|knowledge\s+base\s+results|previous\s+artifact|"
-    r"end\s+of\s+(?:the\s+)?(?:conversation|exchange|history|transcript|related\s+history|knowledge\s+base"
-    r"(?:\s+results)?|previous\s+artifact|core\s+memory)"
-)
-# Our own section labels and turn markers: history must not be able to open or close a
-# fence. In any bracket (or none, at the start of a line), with spaces or traditional
-# characters inside.
-_OWN_LABELS = re.compile(
-    r"[\[［【〔〖〘（(<＜《「『〈«]\s*(?:end\s+of\s+(?:the\s+)?)?(?:" + _LABEL_WORDS + r")[^\n]{0,80}?"
-    r"[\]］】〕〗〙）)>＞》」』〉»]"
-    r"|(?im:^[ \t>#*_`~\-]*(?:" + _LABEL_WORDS + r"))",
-    re.IGNORECASE,
-)
-_TURN_MARKS = str.maketrans({"‹": "<", "›": ">", "〈": "<", "〉": ">"})
+_OPEN = "[({<‹«〈《「『【〔〖〘〚⟦⟨⟪（［｛＜﹝❨❪❬❮❰⦃⦅⦇⦉⦋⦍⦏⦑⦓⦕⦗⸢⸤"
+_CLOSE = "])}>›»〉》」』】〕〗〙〛⟧⟩⟫）］｝＞﹞❩❫❭❯❱⦄⦆⦈⦊⦌⦎⦐⦒⦔⦖⦘⸣⸥"
+_O, _C = f"[{re.escape(_OPEN)}]", f"[{re.escape(_CLOSE)}]"
+_NOT_C = f"[^\\n{re.escape(_CLOSE)}]"
+_SEP = r"(?:[^\w\n]|_){0,3}"  # what may sit between the characters of a label: "本/会·话 前情"
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+#: words after which an ordinary phrase reads as a boundary ("相关历史结束", "… ends")
+_ENDING = r"(?:结束|完毕|为止|ends?(?![a-z])|follows?(?![a-z])|[—–\-:：]|" + _C + r"|$)"
+#: words that make any bracketed span read as a boundary line
+_BOUNDARY_WORDS = r"(?:结束|以下是|以上是|以下为|以上为|本轮|真实请求|end of|ends here|follows|actual request|real request)"
+# Letters only: normalize() reads digits between letters as letters (k7f2 -> ktf2), and a
+# nonce must read the same in a line and in its normalized form.
+_NONCE_ALPHABET = "abcdefghjkmnpqrstuvwxyz"
+NONCE_LENGTH = 9
 
 
-def sanitize_untrusted(text: str, *, language: str = "zh") -> str:
-    """Neutralize instruction and role markers in untrusted text. Idempotent."""
+def _phrase(text: str) -> str:
+    """A regex for a normalized phrase: spacing and light punctuation between its
+    characters tolerated, word edges for Latin words."""
+    out = []
+    for index, char in enumerate(text):
+        if char.isspace():
+            if out and out[-1] != r"[\s\-_]+":
+                out.append(r"[\s\-_]+")
+            continue
+        if char in "'’":
+            out.append("['’‘`]?")
+            continue
+        if index and (_CJK.match(char) or _CJK.match(text[index - 1])) and not text[index - 1].isspace():
+            out.append(_SEP)
+        out.append(re.escape(char))
+    body = "".join(out)
+    if text[:1].isascii() and text[:1].isalnum():
+        body = r"(?<![a-z0-9])" + body
+    if text[-1:].isascii() and text[-1:].isalnum():
+        body += r"(?![a-z0-9])"
+    return body
+
+
+def _alternatives(phrases) -> str:
+    # Longest first, so "本会话前情结束" is one match rather than "本会话前情" plus a tail.
+    unique = sorted({p for p in phrases if p}, key=len, reverse=True)
+    return "(?:" + "|".join(_phrase(p) for p in unique) + ")"
+
+
+def _both(registry: dict) -> list[str]:
+    return [normalize(word).strip() for words in registry.values() for word in words]
+
+
+def _split_label(text: str) -> tuple[str, list[str]]:
+    """(head, later clauses) of a normalized boundary text: "[本会话前情 — 下列为…；如…]"."""
+    inner = text.strip().strip(_OPEN + _CLOSE + " ()").strip()
+    parts = [p.strip(" '\"“”‘’") for p in re.split(r"\s+[—–-]\s+|[—–；;，,。:：、()（）“”\"]", inner)]
+    parts = [p for p in parts if p]
+    return (parts[0] if parts else ""), parts[1:]
+
+
+def _is_long(phrase: str, *, cjk: int, words: int) -> bool:
+    return len(_CJK.findall(phrase)) >= cjk or len(phrase.split()) >= words
+
+
+@functools.lru_cache(maxsize=1)
+def _rules() -> list[re.Pattern]:
+    """The sanitizer's patterns, generated from the registry, in the order they apply."""
+    ordinary = set(_both(labels.ORDINARY_PHRASES))
+    distinctive = set(_both(labels.LABEL_KEYWORDS))
+    exact_in_brackets = set()
+    for text in labels.boundary_texts():
+        head, clauses = _split_label(normalize(text))
+        if head in ordinary:
+            pass
+        elif _is_long(head, cjk=3, words=2):
+            distinctive.add(head)
+        elif head:
+            exact_in_brackets.add(head)  # ‹用户›, (summary), "From": a word, a label only in brackets
+        distinctive.update(c for c in clauses if c not in ordinary and _is_long(c, cjk=6, words=3))
+    roles = _both(labels.ROLE_WORDS)
+    prefixes = roles + _both(labels.PREFIX_WORDS)
+    markers = _both(labels.MARKER_WORDS)
+    ordinary_re = _alternatives(ordinary)
+    strong_roles = [r for r in roles if r not in {"user", "用户", "teacher", "老师", "教师", "human", "人类"}]
+    return [
+        # Chat-template and special tokens: <|im_start|>, <｜User｜>, <s>, [INST], <<SYS>>,
+        # </instructions>, {"role": "system"}, bare im_start / eot_id.
+        re.compile(
+            r"<\|[^|<>\n]{0,60}\|>(?:\s*(?:system|assistant|user|developer|tool)(?![a-z0-9]))?"
+            r"|<\s*/?\s*(?:s|bos|eos|start_of_turn|end_of_turn|im_start|im_end|sys|endoftext|eot_id|begin_of_text|"
+            r"context|prompt|" + _alternatives(roles + prefixes)[3:-1] + r")(?![a-z0-9])[^<>\n]{0,60}>"
+            r"|<<\s*/?\s*sys\s*>>|\[\s*/?\s*inst\s*\]"
+            r"|[\"']?role[\"']?\s*[:=]\s*[\"']?(?:system|assistant|user|developer|tool|human)"
+            r"|(?<![a-z0-9])(?:im_start|im_end|eot_id|start_of_turn|end_of_turn|endoftext|begin_of_text)(?![a-z0-9])"
+        ),
+        # The nonce's brackets (and whatever is inside them): only our boundary lines carry them.
+        re.compile(r"⟦[^⟧\n]{0,80}⟧|[⟦⟧]"),
+        # Any bracketed span that mentions a label or reads like a boundary line.
+        re.compile(_O + _NOT_C + r"{0,400}?(?:" + _alternatives(distinctive | ordinary)
+                   + "|" + _BOUNDARY_WORDS + ")" + _NOT_C + r"{0,400}?" + _C),
+        # Our labels and their near-copies, anywhere.
+        re.compile(_alternatives(distinctive)),
+        # Labels that are ordinary words, where they read as a boundary.
+        re.compile(r"(?:^[\W_]*|end[\s\-_]+of[\s\-_]+(?:the[\s\-_]+)?)" + ordinary_re + r"|" + ordinary_re
+                   + r"(?=\s*" + _ENDING + ")"),
+        # Turn marks and authority markers in any bracket: ⟨助手⟩, ‹user›, [system: …], 【重要】.
+        re.compile(_O + r"\s*" + _alternatives([*roles, *markers, *exact_in_brackets]) + r"\s*(?:[:：\-—–]" + _NOT_C + r"{0,60})?" + _C),
+        # A role prefix at the start of a line: "system:", "### Instruction:", "**助手**：", "1. user:".
+        re.compile(r"^[\W_]*(?:\d{1,3}[.)、]\s*)?[\W_]*" + _alternatives(prefixes) + r"[*_`~\])]*\s*[:：]"),
+        # A line that is nothing but a role: "### Assistant", "User", "<system>"-less templates.
+        re.compile(r"^[\W_]*" + _alternatives(prefixes) + r"[\W_]*$"),
+        # Strong roles and shouted markers with a colon, mid-line: "好的。System: …", "IMPORTANT!".
+        re.compile(r"(?<!\w)" + _alternatives(strong_roles) + r"\s*[:：]|(?<!\w)(?:important|instructions?)\s*[:!：！]"),
+    ]
+
+
+def _neutralize_line(line: str, *, filtered: str, nonce: str) -> str:
+    folded = normalize(line)
+    hit = bool(nonce) and (nonce in folded or nonce in line.casefold())
+    if not hit and not any(rule.search(folded) for rule in _rules()):
+        return line
+    if nonce:
+        folded = folded.replace(nonce, filtered)
+    for _ in range(4):  # a replacement can join two halves into a new marker: repeat until stable
+        before = folded
+        for rule in _rules():
+            folded = rule.sub(filtered, folded)
+        folded = normalize(folded)
+        if folded == before:
+            break
+    return folded
+
+
+def sanitize_untrusted(text: str, *, language: str = "zh", nonce: str = "") -> str:
+    """Neutralize labels, role and template markers (and the run's nonce) in untrusted
+    text, line by line. Idempotent. See the module docstring for what a flagged line
+    looks like afterwards."""
     if not text:
         return ""
     filtered = FILTERED.get(language, FILTERED["en"])
-    out = _LINE_BREAKS.sub("\n", text)
-    out = _INVISIBLE.sub("", out)
-    out = out.translate(_FULLWIDTH_ALNUM)
-    out = out.translate(_TURN_MARKS)
-    out = _TEMPLATE_TOKENS.sub(filtered, out)
-    out = _OWN_LABELS.sub(filtered, out)
-    out = _BRACKET_MARKER.sub(filtered, out)
-    out = _ROLE_PREFIX.sub(filtered, out)
-    out = _SHOUTED.sub(filtered, out)
-    return out
+    lines = _LINE_BREAKS.sub("\n", text).split("\n")
+    return "\n".join(_neutralize_line(line, filtered=filtered, nonce=nonce) for line in lines)
 
 
-def contains_marker(text: str) -> bool:
-    """True when `text` still holds something sanitize_untrusted would neutralize."""
-    return sanitize_untrusted(text, language="en") != text.translate(_FULLWIDTH_ALNUM)
+def contains_marker(text: str, *, nonce: str = "") -> bool:
+    """True when some line of `text` still holds what sanitize_untrusted neutralizes."""
+    for line in _LINE_BREAKS.sub("\n", text or "").split("\n"):
+        folded = normalize(line)
+        if (nonce and nonce in folded) or any(rule.search(folded) for rule in _rules()):
+            return True
+    return False
+
+
+# --- the fence itself ---------------------------------------------------------------------
+
+
+def new_nonce() -> str:
+    """A fresh random nonce for one run (9 letters, about 40 bits) that normalize() leaves
+    as it is (a draw that spells a number word is drawn again)."""
+    while True:
+        nonce = "".join(secrets.choice(_NONCE_ALPHABET) for _ in range(NONCE_LENGTH))
+        if normalize(nonce) == nonce:
+            return nonce
+
+
+def nonce_tag(nonce: str) -> str:
+    return labels.NONCE_TAG.format(nonce=nonce)
+
+
+def with_nonce(line: str, nonce: str) -> str:
+    """Our boundary line carrying the run's nonce after its label:
+    "[本会话前情 — …]" -> "[本会话前情 ⟦n⟧ — …]", "[相关历史结束]" -> "[相关历史结束 ⟦n⟧]"."""
+    if not nonce:
+        return line
+    tag = nonce_tag(nonce)
+    dash = line.find(" — ")
+    if dash >= 0:
+        return f"{line[:dash]} {tag}{line[dash:]}"
+    if line[-1:] in _CLOSE:
+        return f"{line[:-1]} {tag}{line[-1]}"
+    return f"{line} {tag}"
+
+
+def fence_rules(language: str, nonce: str) -> str:
+    """The system-prompt paragraph that names the nonce and the datamark."""
+    rules = labels.FENCE_RULES.get(language, labels.FENCE_RULES["zh"])
+    return rules.format(tag=nonce_tag(nonce), mark=DATAMARK)
+
+
+def datamark(text: str) -> str:
+    """Every line of `text` starting with the datamark ("" stays "")."""
+    if not text:
+        return ""
+    return "\n".join(DATAMARK + line for line in text.split("\n"))
+
+
+def fit_untrusted(text: str, *, language: str, nonce: str, limit: int, keep: str = "head") -> str:
+    """Untrusted text sanitized, cut to fit and datamarked: at most `limit` tokens with
+    the datamarks counted, every line starting with one ("" when nothing fits)."""
+    if limit <= 0 or not text:
+        return ""
+    room = limit * CHARS_PER_TOKEN_MAX  # cut roughly first: a huge text is never normalized whole
+    text = text[:room] if keep == "head" else text[-room:]
+    clean = sanitize_untrusted(text, language=language, nonce=nonce).strip("\n")
+    budget = limit
+    for _ in range(6):
+        marked = datamark(truncate_tokens(clean, budget, keep=keep) if budget > 0 else "")
+        over = count_tokens(marked) - limit
+        if over <= 0:
+            return marked
+        budget -= max(over, 1)
+    return ""

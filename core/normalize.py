@@ -13,17 +13,20 @@ teacher's original text. The steps, in order:
    Armenian, Cherokee …, from the Unicode confusables table that ``confusable-homoglyphs``
    ships) to Latin; mathematical alphanumerics are already folded by NFKC;
 4. traditional -> simplified Chinese (OpenCC ``t2s``);
-5. lower case (casefold);
+5. lower case (casefold); Chinese written apart is joined (数 学, 抑-郁-症), pinyin tone
+   numbers dropped (yi4yu4zheng4), digits between letters read as letters (d1ab3tes);
 6. numbers written in words become digits: runs of two or more Chinese numerals
    including 〇, 大写 壹贰叁 and mixed forms (一三八…, 1三8一…, 九十二, 一百零五; a
    single character such as 张三's or 第三's stays a word), and English number words
    (one three eight …, ninety-two);
 7. letters spelled one by one are joined (A.D.H.D -> adhd);
-8. separators inside a long run of digits are removed (138-12-34-56-78, "11 01 05 …",
-   1.3.8…) when one separator is used throughout (or the groups are all of one digit,
-   or all of three or more), unless the groups only go up, as a list of question numbers
-   does (1-3-5-7-9-11-13-15), or the run is too short to be an identity, phone or card
-   number (dates are 8 digits).
+8. o, l and i inside a run of digits are read as 0 and 1 (138l2345678), and one or two
+   other letters dropped into a number of ten digits or more are removed; separators
+   (any punctuation, symbol or space) inside a long run of digits are removed (138-12-34-56-78, "11 01 05 …",
+   1.3.8…) when its groups have at most four digits and one separator is used throughout
+   (or the groups are all of one digit, or all of three or more), unless the groups only
+   go up, as a list of question numbers does (1-3-5-7-9-11-13-15), or the run is too
+   short to be an identity, phone or card number (dates are 8 digits).
 
 It runs on every fact and every injected section, so it is one pass per step with
 cached tables (bench/normalize_speed.py measures it).
@@ -37,7 +40,7 @@ import unicodedata
 import opencc
 from confusable_homoglyphs import utils as _confusable_data
 
-__all__ = ["normalize", "to_simplified"]
+__all__ = ["fold", "normalize", "to_simplified"]
 
 _MAX_UNESCAPE_ROUNDS = 4
 
@@ -217,10 +220,11 @@ def _en_numbers(text: str) -> str:
 _SPELLED_LETTERS = re.compile(r"(?<![a-z0-9])[a-z](?:(?:[.\-_·*/]\s?|\s?[.\-_·*/])[a-z])+(?![a-z0-9])[.]?"
                               r"|(?<![a-z0-9])[a-z](?:\s[a-z]){2,}(?![a-z0-9])")
 
-_DIGIT_SEP = r"[\s\-‐‑‒–—―−_.·•/\\|()*~,，、+]"
-_DIGIT_CHAIN = re.compile(rf"\d+(?:{_DIGIT_SEP}{{1,3}}\d+)+")
+_DIGIT_SEP = r"(?:[^\w]|_)"  # any punctuation, symbol or space: 138-12-34, 138🔸1234, 138 1234
+_DIGIT_CHAIN = re.compile(rf"(?<!\d)\d++(?:{_DIGIT_SEP}{{1,3}}+\d++)++")
 _DIGIT_SEP_RUN = re.compile(rf"(?<=\d){_DIGIT_SEP}+(?=\d)")
 _MIN_CHAIN_DIGITS = 9  # shorter than any phone, identity or card number (and than a date)
+_MAX_GROUP_DIGITS = 4  # people split a number into groups of one to four digits
 
 
 def _collapse_digit_chain(match: re.Match) -> str:
@@ -228,6 +232,8 @@ def _collapse_digit_chain(match: re.Match) -> str:
     groups = re.findall(r"\d+", chain)
     if sum(map(len, groups)) < _MIN_CHAIN_DIGITS:
         return chain
+    if max(map(len, groups)) > _MAX_GROUP_DIGITS:
+        return chain  # a number of its own next to another one: 110105194912310021 13812345678
     values = [int(g) for g in groups]
     if max(map(len, groups)) <= 3 and all(a < b for a, b in zip(values, values[1:], strict=False)):
         return chain  # 1-3-5-7-9-11-13-15: a list of short numbers that only goes up
@@ -237,7 +243,54 @@ def _collapse_digit_chain(match: re.Match) -> str:
     return chain  # 2023.10.15 13:45: a date and a time side by side
 
 
+# --- Chinese written apart, pinyin tone numbers, digits for letters -----------------------
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+# Chinese does not put spaces between characters: 数 学 九 十 二 分 -> 数学九十二分
+_SPACE_IN_HAN = re.compile(rf"(?<=[{_HAN}])\s+(?=[{_HAN}])")
+# One character at a time with a separator: 抑-郁-症, 抑.郁.症 (not 、 or ，: those are lists)
+_SPELLED_HAN = re.compile(rf"[{_HAN}](?:([\-_.*·•~/|+])[{_HAN}])(?:\1[{_HAN}])+(?![{_HAN}])")
+# yi4yu4zheng4 -> yiyuzheng
+_TONE_NUMBERS = re.compile(r"(?<![a-z0-9])(?:[a-z]+[1-5]){2,}(?![a-z0-9])")
+# d1ab3tes -> diabetes: a digit between two letters is a letter in disguise
+_LEET = re.compile(r"(?<=[a-z])[013457](?=[a-z])")
+_LEET_MAP = {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t"}
+
+
+def _apart(text: str) -> str:
+    text = _SPACE_IN_HAN.sub("", text)
+    return _SPELLED_HAN.sub(lambda m: m.group()[::2], text)
+
+
+def _latin_disguises(text: str) -> str:
+    text = _TONE_NUMBERS.sub(lambda m: re.sub(r"\d", "", m.group()), text)
+    return _LEET.sub(lambda m: _LEET_MAP[m.group()], text)
+
+
 # --- the pipeline -----------------------------------------------------------------------
+
+# Letters that stand in for digits inside a run of digits: 138l2345678, 1380O12345.
+_LOOKALIKE_DIGITS = re.compile(r"(?<![a-z0-9])[0-9oli]{7,}+(?![a-z])")
+_AS_DIGIT = str.maketrans("oli", "011")
+
+
+# One or two letters dropped into a long number: 13a812345678
+# (possessive quantifiers and a lookbehind on the run's start keep these linear on a
+# 100,000-digit run)
+_STRAY_LETTERS = re.compile(r"(?<![a-z0-9])\d++(?:[a-z]\d++){1,2}+(?![a-z0-9])")
+_MIN_STRAY_DIGITS = 10
+
+
+def _stray_letters(match: re.Match) -> str:
+    run = match.group()
+    digits = re.sub(r"[a-z]", "", run)
+    return digits if len(digits) >= _MIN_STRAY_DIGITS else run
+
+
+def _lookalike_digits(match: re.Match) -> str:
+    run = match.group()
+    return run.translate(_AS_DIGIT) if sum(c.isdigit() for c in run) >= len(run) - 2 else run
+
 
 def _unescape(text: str) -> str:
     for _ in range(_MAX_UNESCAPE_ROUNDS):
@@ -250,8 +303,9 @@ def _unescape(text: str) -> str:
     return text
 
 
-def normalize(text: str) -> str:
-    """`text` folded for matching (see the module docstring). Never store the result."""
+def fold(text: str) -> str:
+    """Steps 1 to 4 only: what normalize() does before lower case and numbers. For the rare
+    match where case carries the meaning (AIDS the disease, not visual aids)."""
     if not text:
         return ""
     text = _unescape(text)
@@ -259,10 +313,21 @@ def normalize(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFC", unicodedata.normalize("NFKD", text).translate(_FOLD))
         text = to_simplified(text)
-    text = text.casefold()
+    return text
+
+
+def normalize(text: str) -> str:
+    """`text` folded for matching (see the module docstring). Never store the result."""
+    if not text:
+        return ""
+    text = fold(text).casefold()
     if not text.isascii():
+        text = _apart(text)
         text = _CN_RUN.sub(_cn_number, text)
+    text = _latin_disguises(text)
     text = _en_numbers(text)
     text = _SPELLED_LETTERS.sub(lambda m: re.sub(r"[^a-z]", "", m.group()), text)
+    text = _LOOKALIKE_DIGITS.sub(_lookalike_digits, text)
     text = _DIGIT_CHAIN.sub(_collapse_digit_chain, text)
+    text = _STRAY_LETTERS.sub(_stray_letters, text)
     return text

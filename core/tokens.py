@@ -13,6 +13,10 @@ from django.conf import settings
 
 log = logging.getLogger(__name__)
 
+#: a token rarely spans more characters than this; longer texts are cut by characters
+#: first, so a 100k-character text is never tokenized (or normalized) whole just to be cut
+CHARS_PER_TOKEN_MAX = 8
+
 _CJK = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
 

@@ -8,15 +8,15 @@ from datetime import timedelta
 
 from django import forms
 from django.contrib import admin, messages
-from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from agents.admin_base import ScopedAgentFilter, TenantScopedAdmin
+from agents.admin_base import (OwnerColumnMixin, ScopedAgentFilter, TenantScopedAdmin, confirm_action, owner_label,
+                               percent, run_link, text_preview)
+from core import redline
 from core.errors import AppError
-from agents.models import Agent, User
+from agents.models import User
 from corememory import services
 from corememory.models import CoreCandidate, CoreFact
 
@@ -34,15 +34,16 @@ class OwnerFilter(admin.SimpleListFilter):
 
     def lookups(self, request, model_admin):
         rows = model_admin.get_queryset(request).values_list("owner_id", "end_user").distinct()
-        users = dict(User.objects.filter(pk__in={o for o, _ in rows if o}).values_list("pk", "username"))
+        users = User.objects.in_bulk({o for o, _ in rows if o})
         choices = []
         for owner_id, end_user in sorted(set(rows), key=lambda r: (r[0] is None, str(r[0]), r[1])):
+            label = owner_label(owner=users.get(owner_id), end_user=end_user)
             if owner_id:
-                choices.append((f"u:{owner_id}", users.get(owner_id, owner_id)))
+                choices.append((f"u:{owner_id}", label))
             elif end_user:
-                choices.append((f"e:{end_user}", f"user:{end_user}"))
+                choices.append((f"e:{end_user}", label))
             else:
-                choices.append(("school", gettext("全校（API）")))
+                choices.append(("school", label))
         return choices
 
     def queryset(self, request, queryset):
@@ -62,7 +63,7 @@ class ConfidenceFilter(admin.SimpleListFilter):
     RANGES = {"high": (0.8, None), "medium": (0.5, 0.8), "low": (None, 0.5)}
 
     def lookups(self, request, model_admin):
-        return [("high", _("高（≥ 0.8）")), ("medium", _("中（0.5–0.8）")), ("low", _("低（< 0.5）"))]
+        return [("high", _("高（≥ 80%）")), ("medium", _("中（50%–80%）")), ("low", _("低（< 50%）"))]
 
     def queryset(self, request, queryset):
         low, high = self.RANGES.get(self.value(), (None, None))
@@ -91,30 +92,32 @@ class AgeFilter(admin.SimpleListFilter):
         return queryset
 
 
-class RunLinkMixin:
+class RunLinkMixin(OwnerColumnMixin):
     @admin.display(description=_("来源运行"))
     def source_run_link(self, obj):
-        if not obj.source_run_id:
-            return "—"
-        return format_html('<a href="{}">{}</a>', reverse("admin:agents_run_change", args=[obj.source_run_id]),
-                           obj.source_run_id)
+        return run_link(obj.source_run_id)
 
-    @admin.display(description=_("教师 / 终端用户"))
-    def owner_display(self, obj):
-        return obj.owner_label
+    @admin.display(description=_("内容"), ordering="text")
+    def text_preview(self, obj):
+        return text_preview(obj.text)
 
 
 @admin.register(CoreCandidate)
 class CoreCandidateAdmin(RunLinkMixin, TenantScopedAdmin):
-    list_display = ("text", "confidence", "seen_count", "agent", "owner_display", "source_run_link", "created_at")
+    list_display = ("text_preview", "confidence_percent", "seen_count", "agent", "owner_display", "created_at",
+                    "source_run_link")
     list_filter = (ScopedAgentFilter, OwnerFilter, ConfidenceFilter, AgeFilter)
     search_fields = ("text",)
-    ordering = ("-confidence", "-created_at")
+    ordering = ("-created_at",)
     actions = ("confirm_candidates", "delete_candidates")
     list_select_related = ("agent", "owner")
     # The machine wrote every field: an admin confirms or deletes, and edits the fact after.
-    fields = readonly_fields = ("id", "text", "confidence", "seen_count", "agent", "owner_display", "end_user",
+    fields = readonly_fields = ("id", "text", "confidence_percent", "seen_count", "agent", "owner_display",
                                 "source_run_link", "created_at")
+
+    @admin.display(description=_("置信度"), ordering="confidence")
+    def confidence_percent(self, obj):
+        return percent(obj.confidence)
 
     def get_actions(self, request):
         actions = super().get_actions(request)
@@ -123,6 +126,11 @@ class CoreCandidateAdmin(RunLinkMixin, TenantScopedAdmin):
 
     @admin.action(description=_("确认所选候选事实（加入核心记忆）"), permissions=["change"])
     def confirm_candidates(self, request, queryset):
+        page = confirm_action(self, request, queryset, action="confirm_candidates", title=_("确认候选事实"),
+                              question=_("确认以下候选事实？确认后它们会进入核心记忆，在今后的回复中使用。"),
+                              button=_("是的，确认"))
+        if page is not None:
+            return page
         result = services.candidates_confirm(
             tenant_of=lambda c: acting_tenant(request, c),
             candidates=list(queryset.select_related("tenant")),
@@ -146,6 +154,11 @@ class CoreCandidateAdmin(RunLinkMixin, TenantScopedAdmin):
 
     @admin.action(description=_("删除所选候选事实"), permissions=["delete"])
     def delete_candidates(self, request, queryset):
+        page = confirm_action(self, request, queryset, action="delete_candidates", title=_("删除候选事实"),
+                              question=_("删除以下候选事实？此操作不能撤销。"), button=_("是的，删除"),
+                              deleting=True)
+        if page is not None:
+            return page
         deleted = services.candidates_delete(tenant_of=lambda c: acting_tenant(request, c),
                                              candidates=list(queryset.select_related("tenant")))
         self.message_user(request, ngettext("已删除 %(n)d 条候选事实。", "已删除 %(n)d 条候选事实。", deleted)
@@ -172,12 +185,13 @@ class CoreFactForm(forms.ModelForm):
 @admin.register(CoreFact)
 class CoreFactAdmin(RunLinkMixin, TenantScopedAdmin):
     form = CoreFactForm
-    list_display = ("text", "agent", "owner_display", "last_used", "confirmed_at", "confirmed_by", "confirmed_via",
-                    "source_run_link")
+    list_display = ("text_preview", "injection_status", "agent", "owner_display", "last_used", "confirmed_at",
+                    "confirmed_by", "confirmed_via", "source_run_link")
     list_filter = (ScopedAgentFilter, OwnerFilter, "origin")
     search_fields = ("text",)
+    ordering = ("-confirmed_at",)
     list_select_related = ("agent", "owner", "confirmed_by")
-    fields = ("id", "text", "agent", "owner_display", "end_user", "origin", "last_used", "created_at",
+    fields = ("id", "text", "injection_status", "agent", "owner_display", "origin", "last_used", "created_at",
               "confirmed_at", "confirmed_by", "confirmed_via", "source_run_link", "updated_at")
     readonly_fields = tuple(f for f in fields if f != "text")
     actions = ("delete_facts",)
@@ -186,6 +200,15 @@ class CoreFactAdmin(RunLinkMixin, TenantScopedAdmin):
         actions = super().get_actions(request)
         actions.pop("delete_selected", None)
         return actions
+
+    @admin.display(description=_("注入状态"))
+    def injection_status(self, obj):
+        # The layer checks again before every run (fail closed); this says why a fact
+        # stored before today's red line is no longer in any prompt.
+        verdict = redline.check(obj.text)
+        if verdict:
+            return gettext("不注入：含敏感个人信息（%(kinds)s）") % {"kinds": verdict.labels()}
+        return gettext("注入")
 
     def has_add_permission(self, request):
         # Facts are typed by their owner (API or pages); the admin confirms and edits.
@@ -203,6 +226,11 @@ class CoreFactAdmin(RunLinkMixin, TenantScopedAdmin):
 
     @admin.action(description=_("删除所选事实"), permissions=["delete"])
     def delete_facts(self, request, queryset):
+        page = confirm_action(self, request, queryset, action="delete_facts", title=_("删除事实"),
+                              question=_("从核心记忆中删除以下事实？此操作不能撤销。"), button=_("是的，删除"),
+                              deleting=True)
+        if page is not None:
+            return page
         facts = list(queryset.select_related("tenant"))
         self.delete_queryset(request, queryset)
         self.message_user(request, ngettext("已删除 %(n)d 条事实。", "已删除 %(n)d 条事实。", len(facts))

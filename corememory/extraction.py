@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from core import labels
 from core.fencing import sanitize_untrusted
+from core.text import clean_text
 from core.tokens import truncate_tokens
 
 INPUT_TOKENS = 1500
@@ -77,7 +78,7 @@ _TRAILING_COMMA = re.compile(r",\s*([\]}])")
 def parse_facts(text: str | None) -> list[ProposedFact] | None:
     if text is None:
         return None
-    body = text.strip()
+    body = clean_text(text).strip()  # a model's NUL or control character must not reach the database
     fence = _FENCE.search(body)
     if fence:
         body = fence.group(1).strip()

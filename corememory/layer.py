@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from core import labels
 from core.fencing import sanitize_untrusted
-from agents.layers import MemoryLayer, ReadContext
+from agents.layers import MemoryLayer, ReadContext, StepResult
 from core.tokens import count_tokens
 from core import redline
 from corememory.models import CoreFact
@@ -56,5 +56,5 @@ class CoreLayer(MemoryLayer):
         CoreFact.objects.filter(pk__in=ids).update(last_used=timezone.now())
         return self.section("\n".join(lines), label=LABEL[language], items=ids)
 
-    def after_run(self, run) -> None:
-        candidates_extract_for_run(run=run)
+    def after_run(self, run) -> StepResult:
+        return candidates_extract_for_run(run=run)

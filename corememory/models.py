@@ -7,6 +7,8 @@ the school-wide API scope (no owner, empty end_user), exactly like threads and r
 
 from django.conf import settings
 from django.db import models
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -49,14 +51,6 @@ class OwnedByOne(models.Model):
     def __str__(self):
         return self.text
 
-    @property
-    def owner_label(self) -> str:
-        if self.owner_id:
-            return str(self.owner)
-        if self.end_user:
-            return f"user:{self.end_user}"
-        return str(_("全校（API）"))
-
 
 class CoreFact(OwnedByOne):
     """A confirmed fact. Only a person creates one: by confirming a candidate or by typing it."""
@@ -70,7 +64,7 @@ class CoreFact(OwnedByOne):
         CANDIDATE = "candidate", _("确认候选")
         MANUAL = "manual", _("手动添加")
 
-    id = models.CharField(primary_key=True, max_length=32, default=new_fact_id, editable=False)
+    id = models.CharField(_("编号"), primary_key=True, max_length=32, default=new_fact_id, editable=False)
     # Touched on every injection; the least recently used fact is evicted when full.
     last_used = models.DateTimeField(_("最近使用"), default=timezone.now)
     origin = models.CharField(_("来源"), max_length=16, choices=Origin.choices, default=Origin.CANDIDATE)
@@ -94,7 +88,7 @@ class CoreFact(OwnedByOne):
 class CoreCandidate(OwnedByOne):
     """A fact the memory job proposed. Waits for a person; never injected."""
 
-    id = models.CharField(primary_key=True, max_length=32, default=new_candidate_id, editable=False)
+    id = models.CharField(_("编号"), primary_key=True, max_length=32, default=new_candidate_id, editable=False)
     confidence = models.FloatField(_("置信度"), default=0.5)
     # How many exchanges proposed it (a repeat raises the confidence).
     seen_count = models.PositiveIntegerField(_("提出次数"), default=1)
@@ -107,13 +101,23 @@ class CoreCandidate(OwnedByOne):
         indexes = [
             models.Index(fields=["tenant", "agent", "owner", "end_user", "confidence"], name="idx_corecand_scope_conf"),
         ]
+        # One pending candidate per text and scope, even with several workers. The owner is
+        # NULL for the school-wide scope and NULLs are distinct in a plain unique index, so
+        # the index is on COALESCE(owner, 0): the same rule on PostgreSQL and SQLite (where
+        # NULLS NOT DISTINCT does not exist). User ids start at 1.
+        constraints = [
+            models.UniqueConstraint(
+                F("tenant"), F("agent"), Coalesce(F("owner"), Value(0)), F("end_user"), F("normalized"),
+                name="uniq_corecand_scope_text",
+            ),
+        ]
 
 
 class CoreExtraction(models.Model):
     """The claim on one run's extraction, so a retried memory job never mines a run twice.
 
-    A claim left unfinished (the worker died) may be taken again once it is older than
-    the queue's job timeout.
+    A claim left unfinished (the worker died) may be taken again once the job lease it was
+    made under is gone (a claim made outside a job: once older than the job timeout).
     """
 
     class Outcome(models.TextChoices):
@@ -125,6 +129,9 @@ class CoreExtraction(models.Model):
 
     run = models.OneToOneField("agents.Run", primary_key=True, on_delete=models.CASCADE, related_name="+")
     claimed_at = models.DateTimeField(default=timezone.now)
+    # The memory job lease (Run.memory_lease_token) the claim was made under: the claim
+    # lives exactly as long as that lease.
+    lease_token = models.CharField(max_length=32, blank=True, default="")
     finished_at = models.DateTimeField(null=True, blank=True)
     outcome = models.CharField(max_length=16, choices=Outcome.choices, blank=True, default="")
     proposed = models.PositiveSmallIntegerField(default=0)

@@ -4,11 +4,15 @@ school's or another teacher's fact is indistinguishable from a missing one."""
 from core.errors import NotFound
 from corememory.models import CoreCandidate, CoreFact
 
+# Provenance needs a source run's thread, time and request, never its bulk.
+_SOURCE_RUN_BULK = ("source_run__output", "source_run__context")
+
 
 def facts_for_actor(*, actor, agent):
     """Confirmed facts of this owner for `agent`, most recently used first."""
     return (CoreFact.objects.filter(actor.owner_q(), agent=agent)
-            .select_related("confirmed_by").order_by("-last_used", "-created_at"))
+            .select_related("confirmed_by", "source_run").defer(*_SOURCE_RUN_BULK)
+            .order_by("-last_used", "-created_at"))
 
 
 def facts_for_injection(*, actor, agent) -> list[tuple[str, str]]:
@@ -19,7 +23,8 @@ def facts_for_injection(*, actor, agent) -> list[tuple[str, str]]:
 
 def candidates_for_actor(*, actor, agent):
     """Pending candidates of this owner for `agent`, most confident first."""
-    return CoreCandidate.objects.filter(actor.owner_q(), agent=agent).order_by("-confidence", "-created_at")
+    return (CoreCandidate.objects.filter(actor.owner_q(), agent=agent).select_related("source_run")
+            .defer(*_SOURCE_RUN_BULK).order_by("-confidence", "-created_at"))
 
 
 def fact_get_for_actor(*, actor, fact_id: str) -> CoreFact:

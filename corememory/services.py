@@ -25,7 +25,10 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from core.errors import AppError, NotFound
-from agents.memory_llm import memory_complete
+from core.text import validate_text
+from agents.layers import StepResult
+from agents.memory_llm import memory_complete, memory_model_available
+from agents.outbox import lease_live_until
 from agents.models import Agent, MemoryOp, Run
 from core import redline
 from corememory.extraction import MAX_TOKENS, extraction_messages, parse_facts
@@ -52,7 +55,7 @@ def normalize_fact(text: str) -> str:
 
 def sensitive_content_error(verdict: redline.Verdict) -> AppError:
     """A 400 that names the kind of data found, never the text."""
-    labels = "、".join(str(redline.KIND_LABELS[kind]) for kind in verdict.kinds)
+    labels = verdict.labels()
     return AppError(
         "sensitive_content",
         gettext("内容含有敏感个人信息（%(kinds)s），不能保存为记忆。") % {"kinds": labels},
@@ -66,7 +69,7 @@ def fact_text_clean(text) -> str:
     """A fact as it will be stored: one line, not empty, not too long, past red line 2."""
     if not isinstance(text, str):
         raise AppError("fact_empty", gettext("事实内容不能为空。"), status=422)
-    clean = " ".join(text.split())
+    clean = " ".join(validate_text(text, field="text").split())
     if not clean:
         raise AppError("fact_empty", gettext("事实内容不能为空。"), status=422)
     if len(clean) > MAX_FACT_CHARS:
@@ -259,35 +262,64 @@ def candidates_delete(*, tenant_of, candidates) -> int:
 
 # --- the memory job: propose candidates (never confirm) --------------------------------
 
-def _claim_extraction(run: Run) -> bool:
-    """Claim the run's extraction; False when it is done or another worker holds it."""
+def _claim_live_until(claim: CoreExtraction):
+    """Until when another job's claim stays live. A claim made under a memory job lease
+    lives as long as that lease (a dead worker's claim is free once its lease ran out);
+    one made outside a job, as long as the job timeout."""
+    if claim.lease_token:
+        return lease_live_until(claim.run_id, claim.lease_token)
+    until = claim.claimed_at + timedelta(seconds=int(settings.Q_CLUSTER.get("timeout") or 600))
+    return until if until > timezone.now() else None
+
+
+def _claim_extraction(run: Run) -> StepResult | None:
+    """Claim the run's extraction. None: go ahead. Otherwise what to report instead:
+    done (finished before), or retry once the live claim of another job runs out."""
     now = timezone.now()
+    token = getattr(run, "memory_lease_token", "") or ""
     try:
         with transaction.atomic():
-            CoreExtraction.objects.create(run=run, claimed_at=now)
-        return True
+            CoreExtraction.objects.create(run=run, claimed_at=now, lease_token=token)
+        return None
     except IntegrityError:
-        stale = now - timedelta(seconds=int(settings.Q_CLUSTER.get("timeout") or 600))
-        return bool(CoreExtraction.objects.filter(run=run, finished_at__isnull=True, claimed_at__lt=stale)
-                    .update(claimed_at=now))
+        pass
+    claim = CoreExtraction.objects.filter(run=run).first()
+    if claim is None:  # deleted under us: try again in a moment
+        return StepResult.retry_later(now, note="claim vanished")
+    if claim.finished_at is not None:
+        return StepResult.done(claim.outcome or "finished")
+    live_until = _claim_live_until(claim)
+    if live_until is not None:
+        return StepResult.retry_later(live_until, note="claimed")
+    taken = CoreExtraction.objects.filter(run=run, finished_at__isnull=True, claimed_at=claim.claimed_at,
+                                          lease_token=claim.lease_token).update(claimed_at=now, lease_token=token)
+    return None if taken else StepResult.retry_later(now, note="claim raced")
 
 
-def _finish_extraction(run: Run, outcome: str, *, proposed: int = 0, rejected: int = 0) -> str:
+def _finish_extraction(run: Run, outcome: str, *, proposed: int = 0, rejected: int = 0) -> StepResult:
     CoreExtraction.objects.filter(run=run).update(finished_at=timezone.now(), outcome=outcome, proposed=proposed,
                                                   rejected=rejected)
-    return outcome
+    return StepResult.done(outcome)
 
 
-def candidates_extract_for_run(*, run: Run) -> str:
+def candidates_extract_for_run(*, run: Run) -> StepResult:
     """Ask the agent's own provider for facts worth keeping and store them as candidates.
 
-    Idempotent (a claim per run); a failed run is not mined; a sensitive proposal is
-    counted on the MemoryOp and dropped, its text stored and logged nowhere.
+    Idempotent (a claim per run); a failed run is not mined (skipped); a claim another
+    job still holds is retried after it runs out, never dropped; nothing is mined for an
+    agent with no provider fit for memory work (skipped); a sensitive proposal
+    is counted on the MemoryOp and dropped, its text stored and logged nowhere. A model
+    failure is an outcome (provider_failed), not a retry: the exchange stays in recall.
     """
     if run.status != Run.Status.COMPLETED:
-        return "skipped"
-    if not _claim_extraction(run):
-        return "claimed"
+        return StepResult.skipped("not completed")
+    if not memory_model_available(run.agent):
+        # No model fit to judge what is worth keeping (the built-in demo model): propose
+        # nothing rather than fill 待确认 with junk, and leave the CPU to the chat.
+        return StepResult.skipped("no memory model")
+    instead = _claim_extraction(run)
+    if instead is not None:
+        return instead
     messages = extraction_messages(input=run.input, output=run.output, language=run.agent.language)
     reply = memory_complete(agent=run.agent, kind="extract", messages=messages, run=run, max_tokens=MAX_TOKENS)
     if reply is None:
@@ -329,13 +361,22 @@ def _candidate_propose(*, run: Run, text: str, confidence: float) -> int:
         if CoreFact.objects.filter(**scope, normalized=normalized).exists():
             return 0
         existing = CoreCandidate.objects.select_for_update().filter(**scope, normalized=normalized).first()
+        if existing is None:
+            try:
+                with transaction.atomic():
+                    CoreCandidate.objects.create(**scope, text=text, normalized=normalized, confidence=confidence,
+                                                 source_run=run, created_at=now, updated_at=now)
+            except IntegrityError:
+                # Another worker added the same candidate since we looked (the database's
+                # uniq_corecand_scope_text said so): it becomes a repeat of theirs.
+                existing = CoreCandidate.objects.select_for_update().filter(**scope, normalized=normalized).first()
+                if existing is None:
+                    return 0
         if existing is not None:
             raised = min(1.0, max(existing.confidence, confidence) + REPEAT_BOOST)
             CoreCandidate.objects.filter(pk=existing.pk).update(confidence=raised, seen_count=F("seen_count") + 1,
                                                                 updated_at=now)
             return 0
-        CoreCandidate.objects.create(**scope, text=text, normalized=normalized, confidence=confidence,
-                                     source_run=run, created_at=now, updated_at=now)
         overflow = CoreCandidate.objects.filter(**scope).order_by("-confidence", "-created_at")[MAX_PENDING:]
         overflow_ids = list(overflow.values_list("pk", flat=True))
         if overflow_ids:

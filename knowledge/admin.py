@@ -9,15 +9,6 @@ from knowledge.models import Document
 from knowledge.services import document_create, document_remove, document_text_clean, document_text_from_file
 
 
-UPLOAD_ERRORS = {
-    "unsupported_file_type": _("不支持的文件类型：请上传 .txt、.md、.pdf 或 .docx 文件。"),
-    "unreadable_file": _("无法读取该文件（损坏、加密或编码不是 UTF-8/GB18030）。"),
-    "empty_document": _("文档没有文字内容。"),
-    "file_too_large": _("文件太大。"),
-    "document_too_long": _("文档太长。"),
-}
-
-
 class DocumentUploadForm(forms.ModelForm):
     """Upload a file (or paste text); the service chunks and indexes it."""
 
@@ -29,8 +20,9 @@ class DocumentUploadForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["title"].required = False
-        self.fields["text"].required = False
+        for name in ("title", "text"):
+            if name in self.fields:  # the change page shows a document read-only: no fields at all
+                self.fields[name].required = False
         self.prepared = None
 
     def clean(self):
@@ -42,7 +34,7 @@ class DocumentUploadForm(forms.ModelForm):
             else:
                 text, source, default_title = document_text_clean(cleaned.get("text")), "text", ""
         except AppError as exc:
-            raise forms.ValidationError(UPLOAD_ERRORS.get(exc.code, exc.message), code=exc.code) from exc
+            raise forms.ValidationError(exc.message, code=exc.code) from exc  # in the admin's language
         self.prepared = {"text": text, "source": source, "title": cleaned.get("title") or default_title}
         return cleaned
 
@@ -53,7 +45,9 @@ class DocumentAdmin(TenantScopedAdmin):
     form = DocumentUploadForm
     list_display = ("title", "agent", "source", "chunk_count", "token_count", "created_by", "created_at")
     list_filter = (ScopedAgentFilter,)
+    list_select_related = ("agent", "created_by")
     search_fields = ("title", "id")
+    ordering = ("-created_at",)
     readonly_fields = ("id", "source", "chunk_count", "token_count", "created_by", "created_at")
 
     def get_fields(self, request, obj=None):

@@ -5,6 +5,7 @@ import json
 from django.http.multipartparser import MultiPartParserError
 
 from ninja import Field, Query, Router, Schema
+from ninja.errors import ValidationError
 from ninja.responses import Status
 from pydantic import ValidationError as PydanticValidationError
 
@@ -54,8 +55,8 @@ def _document_in(request) -> DocumentIn:
     try:
         return DocumentIn.model_validate(body)
     except PydanticValidationError as exc:
-        errors = [{"loc": [str(p) for p in e["loc"]], "msg": e["msg"]} for e in exc.errors()]
-        raise AppError("validation_error", "request does not match the schema", status=422, errors=errors) from exc
+        # The API's own handler gives it the same code a schema parameter would get.
+        raise ValidationError(exc.errors()) from exc
 
 
 @router.post(

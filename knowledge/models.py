@@ -18,8 +18,10 @@ class Document(models.Model):
     """L4: a document of one agent's knowledge base, shared by the school's teachers who
     use that agent."""
 
-    id = models.CharField(primary_key=True, max_length=32, default=new_document_id, editable=False)
-    tenant = models.ForeignKey("agents.Tenant", on_delete=models.CASCADE, related_name="documents")
+    id = models.CharField(_("编号"), primary_key=True, max_length=32, default=new_document_id, editable=False)
+    tenant = models.ForeignKey(
+        "agents.Tenant", verbose_name=_("学校"), on_delete=models.CASCADE, related_name="documents"
+    )
     agent = models.ForeignKey("agents.Agent", verbose_name=_("智能体"), on_delete=models.CASCADE,
                               related_name="documents")
     title = models.CharField(_("标题"), max_length=200)
@@ -32,7 +34,8 @@ class Document(models.Model):
     )
     # Set for a run output archived by the memory job (agent opt-in): one document per run.
     source_run = models.OneToOneField(
-        "agents.Run", null=True, blank=True, on_delete=models.SET_NULL, related_name="archived_document"
+        "agents.Run", null=True, blank=True, verbose_name=_("来源运行"),
+        on_delete=models.SET_NULL, related_name="archived_document"
     )
     chunk_count = models.PositiveIntegerField(_("分块数"), default=0)
     token_count = models.PositiveIntegerField(_("token 数"), default=0)

@@ -2,10 +2,12 @@ from datetime import datetime
 
 from ninja import Field, Schema
 
+from core.text import SafeText
+
 
 class DocumentIn(Schema):
-    title: str = Field("", max_length=200, description="Empty: the start of the text.")
-    text: str = Field(..., description="Plain text or Markdown.")
+    title: SafeText = Field("", max_length=200, description="Empty: the start of the text.")
+    text: SafeText = Field(..., description="Plain text or Markdown.")
 
 
 class DocumentOut(Schema):

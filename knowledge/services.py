@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 
 from core import redline
 from core.errors import AppError
+from core.text import clean_text, validate_text
 from agents.models import Run
 from core.tokens import count_tokens
 from knowledge.chunking import chunk_text
@@ -30,9 +31,8 @@ def _clean_title(title: str, fallback: str) -> str:
 
 
 def document_text_clean(text: str) -> str:
-    text = (text or "").replace("\x00", "").strip()
-    # Lone surrogates (from JSON escapes or odd files) can't be stored as UTF-8.
-    text = text.encode("utf-8", "replace").decode("utf-8") if text else text
+    # Text we extracted (a file, a run's output): what no database can store is dropped.
+    text = clean_text(text).strip()
     if not text:
         raise AppError("empty_document", "the document has no text", status=422)
     if len(text) > settings.KB_MAX_DOCUMENT_CHARS:
@@ -54,8 +54,8 @@ def document_create(*, tenant, agent, title: str, text: str, source: str = "text
     """Store a document, chunk it by tokens with overlap and index the chunks, in one transaction."""
     if agent.tenant_id != tenant.pk:
         raise AppError("not_found", "agent not found", status=404)
-    text = document_text_clean(text)
-    title = _clean_title(title, text)
+    text = document_text_clean(validate_text(text, field="text"))
+    title = _clean_title(validate_text(title or "", field="title"), text)
     pieces = chunk_text(text, size=settings.KB_CHUNK_TOKENS, overlap=settings.KB_CHUNK_OVERLAP)
     # One model call per chunk for its dense vector, before the transaction opens.
     vectors = passage_vectors([Chunk.text_for_search(title, piece) for piece in pieces])
@@ -124,7 +124,7 @@ def document_archive_run(*, run: Run) -> Document | None:
     with translation.override("en" if agent.language == "en" else settings.LANGUAGE_CODE):
         title = _("运行产物：%(input)s") % {"input": " ".join(run.input.split())[:ARCHIVE_TITLE_CHARS]}
     try:
-        return document_create(tenant=run.tenant, agent=agent, title=title, text=run.output,
+        return document_create(tenant=run.tenant, agent=agent, title=clean_text(title), text=clean_text(run.output),
                                source=f"run:{run.pk}", created_by=run.owner, source_run=run)
     except IntegrityError:
         return Document.objects.filter(source_run=run).first()

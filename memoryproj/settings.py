@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_q",
+    "ninja",  # Swagger UI's files ship in django-ninja: /api/docs serves them, no CDN
     "core",
     "agents",
     "threads",
@@ -52,14 +53,16 @@ INSTALLED_APPS = [
     "recall",
     "knowledge",
     "web",
+    "privacy",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "agents.middleware.RejectNulMiddleware",
+    "agents.middleware.RequestGuardMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "web.middleware.LocaleMiddleware",
+    "memoryproj.api.MethodNotAllowedAsJson",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -100,7 +103,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # which is what really cures "database is locked" with the web server and the
     # django-q2 pusher/monitor/worker all writing.
     DATABASES["default"]["OPTIONS"] = {
-        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        # secure_delete: erased rows are overwritten with zeros, not left readable in free pages.
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON;",
         "transaction_mode": "IMMEDIATE",
         "timeout": env_int("SQLITE_BUSY_TIMEOUT", 30),
     }
@@ -133,12 +137,49 @@ if REDIS_URL:
 else:
     Q_CLUSTER["orm"] = "default"
 
-# Memory jobs not done this long after enqueue are re-enqueued (at most MEMORY_SWEEP_MAX times).
-MEMORY_SWEEP_AFTER_SECONDS = env_int("MEMORY_SWEEP_AFTER_SECONDS", 2 * Q_CLUSTER["retry"])
-MEMORY_SWEEP_MAX = env_int("MEMORY_SWEEP_MAX", 3)
-MEMORY_SWEEP_EVERY_MINUTES = env_int("MEMORY_SWEEP_EVERY_MINUTES", 10)
-# A run still running this long after it started lost its process: the sweep fails it.
-RUN_ABANDONED_AFTER_SECONDS = env_int("RUN_ABANDONED_AFTER_SECONDS", 1800)
+# --- Memory outbox and reconciler (agents/outbox.py, agents/tasks.py) -------------------
+# The run's own columns are the truth about its memory work, whatever the broker: a job
+# takes a lease on the run (renewed every third of its length while it works), records
+# each step's outcome, and sets memory_done_at only when every step is done or skipped.
+# The reconciler re-sends a job whose lease expired (its worker died), one sent this long
+# ago that never started (lost in transit: Redis pops without acknowledging), and one
+# whose step asked to be retried.
+MEMORY_LEASE_SECONDS = env_int("MEMORY_LEASE_SECONDS", 30)
+MEMORY_RESEND_AFTER_SECONDS = env_int("MEMORY_RESEND_AFTER_SECONDS", 45)
+MEMORY_STEP_RETRY_SECONDS = env_int("MEMORY_STEP_RETRY_SECONDS", 60)  # a failed step's next try
+# A lease older than this is taken over even while it is renewed (a hung job whose renewer
+# still beats). django-q2 stops a job at its timeout, so this must exceed the timeout or a
+# slow job that is still working would be run a second time beside itself.
+MEMORY_SWEEP_AFTER_SECONDS = env_int("MEMORY_SWEEP_AFTER_SECONDS", Q_CLUSTER["timeout"] + 120)
+MEMORY_SWEEP_MAX = env_int("MEMORY_SWEEP_MAX", 5)  # jobs that may take a run's lease before it is given up
+MEMORY_SWEEP_EVERY_MINUTES = env_int("MEMORY_SWEEP_EVERY_MINUTES", 1)  # the django-q2 schedule
+MEMORY_RECONCILE_SECONDS = env_int("MEMORY_RECONCILE_SECONDS", 15)  # `serve` also reconciles this often
+# A running run refreshes its heartbeat this often; one silent this long lost its server
+# process (killed mid-stream) and the reconciler fails it as "abandoned".
+RUN_HEARTBEAT_SECONDS = env_int("RUN_HEARTBEAT_SECONDS", 5)
+RUN_ABANDONED_AFTER_SECONDS = env_int("RUN_ABANDONED_AFTER_SECONDS", 60)
+
+
+def _validate_memory_timing() -> None:
+    """Refuse to start (web, worker, any command) with timings that break the guarantees."""
+    timeout, retry = Q_CLUSTER["timeout"], Q_CLUSTER["retry"]
+    problems = []
+    if MEMORY_SWEEP_AFTER_SECONDS <= timeout:
+        problems.append(f"MEMORY_SWEEP_AFTER_SECONDS ({MEMORY_SWEEP_AFTER_SECONDS}) must exceed the memory job "
+                        f"timeout MEMORY_JOB_TIMEOUT ({timeout}): a job still working would be run twice at once")
+    if retry <= timeout:
+        problems.append(f"MEMORY_JOB_RETRY ({retry}) must exceed MEMORY_JOB_TIMEOUT ({timeout})")
+    if MEMORY_LEASE_SECONDS < 3 or MEMORY_LEASE_SECONDS >= MEMORY_SWEEP_AFTER_SECONDS:
+        problems.append(f"MEMORY_LEASE_SECONDS ({MEMORY_LEASE_SECONDS}) must be at least 3 and below "
+                        f"MEMORY_SWEEP_AFTER_SECONDS ({MEMORY_SWEEP_AFTER_SECONDS})")
+    if RUN_ABANDONED_AFTER_SECONDS <= 2 * RUN_HEARTBEAT_SECONDS:
+        problems.append(f"RUN_ABANDONED_AFTER_SECONDS ({RUN_ABANDONED_AFTER_SECONDS}) must exceed twice "
+                        f"RUN_HEARTBEAT_SECONDS ({RUN_HEARTBEAT_SECONDS}): live runs would be failed")
+    if problems:
+        raise ImproperlyConfigured("memory queue settings refused: " + "; ".join(problems))
+
+
+_validate_memory_timing()
 
 # --- Memory layers ---------------------------------------------------------------------
 # Listed in fill priority, like middleware: the first is filled first and cut last.

@@ -19,19 +19,26 @@ class RecallEntry(models.Model):
         EXCERPT = "excerpt", _("原文节选")
         IMPORTED = "imported", _("导入")
 
-    id = models.CharField(primary_key=True, max_length=32, default=new_recall_entry_id, editable=False)
-    tenant = models.ForeignKey("agents.Tenant", on_delete=models.CASCADE, related_name="recall_entries")
-    agent = models.ForeignKey("agents.Agent", on_delete=models.CASCADE, related_name="recall_entries")
+    id = models.CharField(_("编号"), primary_key=True, max_length=32, default=new_recall_entry_id, editable=False)
+    tenant = models.ForeignKey(
+        "agents.Tenant", verbose_name=_("学校"), on_delete=models.CASCADE, related_name="recall_entries"
+    )
+    agent = models.ForeignKey(
+        "agents.Agent", verbose_name=_("智能体"), on_delete=models.CASCADE, related_name="recall_entries"
+    )
     owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="recall_entries"
+        settings.AUTH_USER_MODEL, null=True, blank=True, verbose_name=_("教师"),
+        on_delete=models.CASCADE, related_name="recall_entries"
     )
     end_user = models.CharField(_("终端用户"), max_length=128, blank=True, default="")
     thread = models.ForeignKey(
-        "threads.Thread", null=True, blank=True, on_delete=models.SET_NULL, related_name="recall_entries"
+        "threads.Thread", null=True, blank=True, verbose_name=_("会话"),
+        on_delete=models.SET_NULL, related_name="recall_entries"
     )
     # One entry per run (the memory queue delivers at least once).
     run = models.OneToOneField(
-        "agents.Run", null=True, blank=True, on_delete=models.SET_NULL, related_name="recall_entry"
+        "agents.Run", null=True, blank=True, verbose_name=_("来源运行"),
+        on_delete=models.SET_NULL, related_name="recall_entry"
     )
     # The run this entry records, also for entries imported from the old system's log.
     run_ref = models.CharField(_("运行"), max_length=64)
@@ -39,7 +46,7 @@ class RecallEntry(models.Model):
     summary = models.TextField(_("摘要"), blank=True, default="")
     summary_kind = models.CharField(_("摘要方式"), max_length=16, choices=SummaryKind.choices)
     happened_at = models.DateTimeField(_("发生时间"))
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    created_at = models.DateTimeField(_("创建时间"), default=timezone.now, editable=False)
 
     class Meta:
         verbose_name = _("相关历史条目")

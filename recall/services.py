@@ -7,8 +7,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from core import redline
 from core.fencing import sanitize_untrusted
-from agents.memory_llm import memory_complete
+from agents.memory_llm import memory_complete, memory_model_available
 from agents.models import Run
 from agents.providers import ProviderError, provider_for_agent
 from core.tokens import count_tokens, truncate_tokens
@@ -57,10 +58,12 @@ def _model_summary_is_cheap(run) -> bool:
 
 
 def recall_summary(run) -> tuple[str, str, str]:
-    """(input, summary, kind) for a finished run. May call a model: never inside a transaction."""
+    """(input, summary, kind) for a finished run. May call a model: never inside a transaction.
+    With no provider fit for memory work (the built-in demo model), always an excerpt."""
     input_text = truncate_tokens(run.input.strip(), INPUT_TOKENS)
     mode = settings.RECALL_SUMMARY_MODE
-    if mode == "excerpt" or (mode == "auto" and not _model_summary_is_cheap(run)):
+    if mode == "excerpt" or not memory_model_available(run.agent) or (
+            mode == "auto" and not _model_summary_is_cheap(run)):
         return input_text, _excerpt(run, input_text), RecallEntry.SummaryKind.EXCERPT
     language = run.agent.language if run.agent.language in SUMMARY_PROMPT else "zh"
     teacher, assistant = TURN[language]
@@ -83,14 +86,21 @@ def recall_summary(run) -> tuple[str, str, str]:
 
 
 def recall_entry_append(*, run: Run) -> RecallEntry | None:
-    """Record a finished run. Failed runs leave no entry; a second call for the same run
-    returns the first entry (the queue delivers at least once)."""
-    if run.status != Run.Status.COMPLETED:
+    """Record a finished run with an output (completed, or stopped part-way). Failed runs
+    leave no entry; a second call for the same run returns the first entry (the queue
+    delivers at least once)."""
+    if not run.has_output:
         return None
     existing = RecallEntry.objects.filter(run=run).first()
     if existing is not None:
         return existing
     input_text, summary, kind = recall_summary(run)
+    (input_text, refused_input), (summary, refused_summary) = redline.redact(input_text), redline.redact(summary)
+    if refused_input or refused_summary:  # kinds only, never the text
+        log.info("run %s: recall sentences dropped by the red line (%s)", run.pk,
+                 ",".join(sorted({*refused_input.kinds, *refused_summary.kinds})))
+        if not input_text.strip() and not summary.strip():
+            return None
     # The one model call of this entry's dense vector, outside the transaction.
     vectors = passage_vectors([RecallEntry.text_for_search(input_text, summary)])
     try:

@@ -25,7 +25,7 @@ def last_turn_text(ctx) -> str:
     )
     if previous is None:
         return ""
-    if previous.status != Run.Status.COMPLETED:
+    if not previous.has_output:
         return previous.input  # a failed run's output never leaves it
     return f"{previous.input}\n{truncate_tokens(previous.output, LAST_TURN_OUTPUT_TOKENS)}"
 

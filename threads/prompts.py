@@ -7,7 +7,7 @@ rather than the teacher's interface language.
 
 from core import labels
 from core.fencing import sanitize_untrusted
-from core.tokens import truncate_tokens
+from core.tokens import CHARS_PER_TOKEN_MAX, truncate_tokens
 
 FENCE = labels.THREAD_FENCE
 
@@ -47,6 +47,9 @@ COMPRESS_USER = labels.COMPRESS_USER
 
 EMPTY_SUMMARY = {"zh": "（无）", "en": "(none)"}
 
+#: what stands in, in an extractive summary, for a sentence red line 2 refused
+REDACTED = {"zh": "(涉及敏感个人信息，略)", "en": "(sensitive personal details omitted)"}
+
 SHORTEN_USER = {
     "zh": "下面的摘要太长。请在不丢失要点、遵守上述红线的前提下，把它压缩到不超过 {limit} 个 token（约 {chars} 个汉字），"
           "只输出压缩后的摘要：\n\n{summary}",
@@ -69,9 +72,6 @@ def shorten_messages(*, language: str, summary: str, limit: int) -> list[dict]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-#: a token rarely spans more characters than this; longer texts are cut by characters
-#: first, so a 100k-character turn is never tokenized whole just to be cut
-CHARS_PER_TOKEN_MAX = 8
 
 
 def untrusted_text(text: str, *, language: str, limit: int | None = None, keep: str = "head") -> str:

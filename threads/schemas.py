@@ -3,6 +3,7 @@ from datetime import datetime
 from ninja import Field, Schema
 
 from agents.schemas import RunOut
+from core.text import SafeText
 
 
 class ThreadOut(Schema):
@@ -37,4 +38,5 @@ class ThreadRunOut(RunOut):
 
 
 class ThreadRenameIn(Schema):
-    title: str = Field(..., max_length=200, description="The new title.")
+    title: SafeText = Field(..., max_length=200, description="The new title.")
+    user: SafeText | None = Field(None, max_length=128, description="API clients: the end user whose thread this is.")

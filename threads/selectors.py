@@ -4,7 +4,7 @@ from core.errors import AppError, NotFound
 from agents.models import Run
 from threads.models import Thread
 
-FINISHED = (Run.Status.COMPLETED, Run.Status.FAILED)
+FINISHED = Run.FINISHED
 
 
 def thread_get_for_actor(*, actor, thread_id: str) -> Thread:
@@ -26,10 +26,11 @@ def thread_get_for_run(*, actor, agent, thread_id: str) -> Thread:
     return thread
 
 
-def threads_for_actor(*, actor, agent):
-    """The owner's active threads of one agent, newest activity first, with their run count."""
+def threads_for_actor(*, actor, agent, status: str = Thread.Status.ACTIVE):
+    """The owner's threads of one agent in one status (active: the list; archived: the
+    archive), last activity first, with their run count."""
     return (
-        Thread.objects.filter(actor.owner_q(), agent=agent, status=Thread.Status.ACTIVE)
+        Thread.objects.filter(actor.owner_q(), agent=agent, status=status)
         .annotate(run_count=Count("runs"))
         .order_by("-updated_at", "-created_at", "id")
     )

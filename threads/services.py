@@ -1,5 +1,8 @@
-"""Writes for L1 thread memory: resolving a run's thread, renaming and archiving, and the
-rolling compression that the memory job runs after each run.
+"""Writes for L1 thread memory: resolving a run's thread, renaming, archiving and
+restoring, and the rolling compression that the memory job runs after each run.
+
+An archived thread is read-only: a new run on it is refused (409 `thread_archived`)
+until its owner restores it; nothing in it is deleted.
 
 Compression folds finished turns older than the last K into the thread's summary. The
 LLM call happens outside any transaction; the result is published with a
@@ -9,16 +12,16 @@ cursor where it was for the next run's job to catch up.
 """
 
 import logging
-import re
 
+from django.db import transaction
 from django.utils import timezone
 
+from core import redline
 from core.errors import AppError
 from core.text import validate_text
-from core.fencing import FILTERED
-from agents.memory_llm import memory_complete
-from agents.models import Run
-from core.tokens import count_tokens, truncate_tokens
+from agents.memory_llm import memory_complete, memory_model_available, memory_op_record
+from agents.models import MemoryOp, Run
+from core.tokens import CHARS_PER_TOKEN_MAX, count_tokens, truncate_tokens
 from threads import prompts
 from threads.models import Thread
 from threads.selectors import thread_cursor, thread_get_for_actor, thread_get_for_run, thread_turns_to_fold
@@ -39,13 +42,8 @@ COMPRESS_MAX_CHUNKS = 10
 COMPRESS_MAX_RACES = 5
 #: "shorten it" requests before the summary is hard-truncated
 COMPRESS_SHORTEN_TRIES = 1
-
-# The compression prompt's own labels: history must not be able to close its fence.
-_COMPRESS_LABELS = re.compile(
-    r"[\[［]\s*(?:已有摘要|待并入的对话记录|对话记录结束|current summary|transcript to fold in|end of transcript)"
-    r"[^\]］\n]{0,80}[\]］]",
-    re.IGNORECASE,
-)
+#: an extractive summary keeps at most this much of each request
+EXTRACTIVE_TURN_TOKENS = 120
 
 
 def thread_title_from_input(text: str) -> str:
@@ -53,15 +51,18 @@ def thread_title_from_input(text: str) -> str:
 
 
 def thread_resolve_for_run(*, actor, agent, thread_id: str | None, input: str) -> Thread:
-    """The thread a new run belongs to: a new one, or the caller's own (re-activated)."""
+    """The thread a new run belongs to: a new one, or the caller's own active one (its
+    last activity moves to now). An archived thread refuses new runs."""
     now = timezone.now()
     if not thread_id:
         return Thread.objects.create(
             **actor.owner_fields(), agent=agent, title=thread_title_from_input(input), created_at=now, updated_at=now
         )
     thread = thread_get_for_run(actor=actor, agent=agent, thread_id=thread_id)
-    Thread.objects.filter(pk=thread.pk).update(status=Thread.Status.ACTIVE, updated_at=now)
-    thread.status, thread.updated_at = Thread.Status.ACTIVE, now
+    # Conditional on still being active: an archive landing at the same moment wins.
+    if not Thread.objects.filter(pk=thread.pk, status=Thread.Status.ACTIVE).update(updated_at=now):
+        raise AppError("thread_archived", "this thread is archived and read-only; restore it first", status=409)
+    thread.updated_at = now
     return thread
 
 
@@ -78,12 +79,21 @@ def thread_rename(*, actor, thread_id: str, title: str) -> Thread:
     return thread
 
 
-def thread_archive(*, actor, thread_id: str) -> Thread:
-    """Hide a thread from the list; nothing is deleted. A new run on it re-activates it."""
+def _thread_set_status(*, actor, thread_id: str, status: str) -> Thread:
     thread = thread_get_for_actor(actor=actor, thread_id=thread_id)
-    Thread.objects.filter(pk=thread.pk).update(status=Thread.Status.ARCHIVED)
-    thread.status = Thread.Status.ARCHIVED
+    Thread.objects.filter(pk=thread.pk).update(status=status)
+    thread.status = status
     return thread
+
+
+def thread_archive(*, actor, thread_id: str) -> Thread:
+    """Move a thread to the archived list, read-only; nothing is deleted."""
+    return _thread_set_status(actor=actor, thread_id=thread_id, status=Thread.Status.ARCHIVED)
+
+
+def thread_restore(*, actor, thread_id: str) -> Thread:
+    """Bring an archived thread back to the list; it accepts new runs again."""
+    return _thread_set_status(actor=actor, thread_id=thread_id, status=Thread.Status.ACTIVE)
 
 
 # --- rolling compression ----------------------------------------------------------------
@@ -116,13 +126,21 @@ def thread_compress(*, thread_id: str, run: Run | None = None) -> str:
         ))
         if not turns:
             return outcome
-        summary = _fold(agent=agent, thread=thread, run=run, summary=state["rolling_summary"], turns=turns)
-        if summary is None:
+        folded = _fold(agent=agent, thread=thread, run=run, summary=state["rolling_summary"], turns=turns)
+        if folded is None:
             log.warning("compressing thread %s failed; cursor left at %s", thread_id, state["summary_upto_at"])
             return "failed"
-        published = Thread.objects.filter(pk=thread_id, summary_upto_at=state["summary_upto_at"]).update(
-            rolling_summary=summary, summary_upto_at=turns[-1].created_at
-        )
+        summary, op = folded
+        summary, refused = redline.redact(summary)
+        if refused:  # kinds only: the refused text goes nowhere, not even the log
+            log.warning("thread %s: summary sentences dropped by the red line (%s)", thread_id, ",".join(refused.kinds))
+        with transaction.atomic():
+            published = Thread.objects.filter(pk=thread_id, summary_upto_at=state["summary_upto_at"]).update(
+                rolling_summary=summary, summary_upto_at=turns[-1].created_at
+            )
+            if published:
+                # Which runs this summary now covers, in the same transaction as the cursor.
+                MemoryOp.objects.filter(pk=op.pk).update(covered_runs=[turn.pk for turn in turns])
         if published:
             chunks += 1
             outcome = "compressed"
@@ -152,7 +170,7 @@ def _chunk(turns: list[Run]) -> list[Run]:
 
 
 def _tokens_up_to(text: str, limit: int) -> int:
-    return min(count_tokens(text[: limit * prompts.CHARS_PER_TOKEN_MAX]), limit)
+    return min(count_tokens(text[: limit * CHARS_PER_TOKEN_MAX]), limit)
 
 
 def transcript_of(turns: list[Run], *, language: str) -> str:
@@ -162,20 +180,30 @@ def transcript_of(turns: list[Run], *, language: str) -> str:
     lines = []
     for turn in turns:
         lines.append(marks["user"] + _untrusted(turn.input, language=language, limit=input_limit))
-        if turn.status == Run.Status.COMPLETED:
-            lines.append(marks["assistant"] + _untrusted(turn.output, language=language, limit=output_limit))
+        if turn.has_output:
+            stopped = f" {marks['stopped']}" if turn.status == Run.Status.STOPPED else ""
+            lines.append(marks["assistant"] + _untrusted(turn.output, language=language, limit=output_limit) + stopped)
         else:
             lines.append(marks["assistant"] + marks["failed"])
     return "\n".join(lines)
 
 
 def _untrusted(text: str, *, language: str, limit: int, keep: str = "head") -> str:
-    cleaned = prompts.untrusted_text(text, language=language, limit=limit, keep=keep)
-    return _COMPRESS_LABELS.sub(FILTERED.get(language, FILTERED["en"]), cleaned)
+    # The compression prompt's own labels are in the registry: the sanitizer covers them.
+    return prompts.untrusted_text(text, language=language, limit=limit, keep=keep)
 
 
-def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str | None:
-    """The new summary for `summary` + `turns`, within the summary budget; None on failure."""
+def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> tuple[str, MemoryOp] | None:
+    """The new summary for `summary` + `turns`, within the summary budget, and the
+    MemoryOp of the folding call; None on failure."""
+    if not memory_model_available(agent):
+        summary = extractive_summary(language=agent.language, summary=summary, turns=turns,
+                                     limit=agent.budget_thread_summary)
+        # No model call, but the fold is recorded like any other, so which runs a summary
+        # covers stays checkable (MemoryOp.covered_runs).
+        op = memory_op_record(agent=agent, run=run, thread=thread, kind=MemoryOp.Kind.COMPRESS,
+                              provider_kind="extractive")
+        return summary, op
     language = agent.language
     limit = agent.budget_thread_summary
     scope = {"agent": agent, "kind": "compress", "run": run, "thread": thread}
@@ -189,6 +217,7 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str 
     if result is None:
         return None
     new_summary = result.text.strip()
+    fold_op = result.op
     if not new_summary:
         return None  # an empty answer would silently drop the turns: treat it as a failure
     for _ in range(COMPRESS_SHORTEN_TRIES):
@@ -205,4 +234,29 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> str 
     if count_tokens(new_summary) > limit:
         # The last resort: keep the most recent part of a rolling summary.
         new_summary = truncate_tokens(new_summary, limit, keep="tail")
-    return new_summary
+    return new_summary, fold_op
+
+
+# --- the extractive fallback (no model fit for memory work) -----------------------------
+
+def extractive_summary(*, language: str, summary: str, turns: list[Run], limit: int) -> str:
+    """A summary without a model: the teacher's requests and decisions, one line each,
+    in time order, appended to the previous summary; the oldest lines go first when the
+    budget is full. Every sentence passes red line 2 (a refused one becomes a
+    placeholder) and the history sanitizer, like anything injected into a prompt."""
+    lang = language if language in prompts.FENCE else "zh"
+    user = prompts.fence(lang)["user"]
+    lines = [_redacted(line, language=lang) for line in (summary or "").splitlines()]
+    for turn in turns:
+        request = " ".join(_untrusted(turn.input, language=lang, limit=EXTRACTIVE_TURN_TOKENS).split())
+        if request:
+            lines.append(user + _redacted(request, language=lang))
+    lines = [line for line in lines if line.strip()]
+    while len(lines) > 1 and count_tokens("\n".join(lines)) > limit:
+        lines.pop(0)
+    return truncate_tokens("\n".join(lines), limit, keep="tail")
+
+
+def _redacted(text: str, *, language: str) -> str:
+    """`text` with each run of sentences red line 2 refuses replaced by one placeholder."""
+    return redline.redact(text, placeholder=prompts.REDACTED[language])[0]

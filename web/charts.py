@@ -21,8 +21,8 @@ class Bar:
     run_height: float
     memory_y: float
     memory_height: float
-    run_cost: str
-    memory_cost: str
+    run_value: str
+    memory_value: str
 
 
 @dataclass
@@ -36,6 +36,8 @@ class Chart:
     ticks: list = field(default_factory=list)  # (y, label)
     x_labels: list = field(default_factory=list)  # (x, label)
     empty: bool = True
+    #: what the bars measure: "cost" (money) or "tokens"
+    metric: str = "cost"
 
 
 def _nice_step(raw: float) -> float:
@@ -53,16 +55,27 @@ def _decimals(step: float) -> int:
     return decimals
 
 
-def cost_chart(days) -> Chart:
-    """Stacked bars per day: run cost below, memory cost (MemoryOp) on top."""
-    chart = Chart()
+#: per metric: the day's (run, memory) values, and how a value is written in a tooltip
+METRICS = {
+    "cost": (lambda day: (float(day.run_cost), float(day.memory_cost)), lambda value: f"{value:.4f}"),
+    "tokens": (lambda day: (float(day.run_tokens), float(day.memory_tokens)), lambda value: f"{value:,.0f}"),
+}
+
+
+def cost_chart(days, *, metric: str = "cost") -> Chart:
+    """Stacked bars per day: the runs' share below, memory work (MemoryOp) on top, in money
+    or, when everything was free (a local model), in tokens."""
+    values, written = METRICS[metric]
+    chart = Chart(metric=metric)
     if not days:
         return chart
-    top = max(float(day.total) for day in days)
+    top = max(sum(values(day)) for day in days)
     chart.empty = top <= 0
     step = _nice_step(top / TICKS) if top > 0 else 1.0
+    if metric == "tokens":
+        step = max(1.0, math.ceil(step))
     y_max = step * TICKS
-    decimals = _decimals(step) if top > 0 else 0
+    decimals = _decimals(step) if top > 0 and metric == "cost" else 0
     plot_height = chart.plot_bottom - PAD_TOP
     plot_width = chart.plot_right - chart.plot_left
 
@@ -75,8 +88,9 @@ def cost_chart(days) -> Chart:
     for index, day in enumerate(days):
         x = chart.plot_left + slot * index
         label = f"{day.day.month}/{day.day.day}"
-        run_top = y_of(float(day.run_cost))
-        total_top = y_of(float(day.total))
+        run_value, memory_value = values(day)
+        run_top = y_of(run_value)
+        total_top = y_of(run_value + memory_value)
         chart.bars.append(
             Bar(
                 label=label,
@@ -86,8 +100,8 @@ def cost_chart(days) -> Chart:
                 run_height=round(chart.plot_bottom - run_top, 2),
                 memory_y=total_top,
                 memory_height=round(run_top - total_top, 2),
-                run_cost=f"{float(day.run_cost):.4f}",
-                memory_cost=f"{float(day.memory_cost):.4f}",
+                run_value=written(run_value),
+                memory_value=written(memory_value),
             )
         )
         if (len(days) - 1 - index) % every == 0:

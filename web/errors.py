@@ -15,6 +15,8 @@ FRIENDLY_ERRORS = {
     "thread_mismatch": _("这个会话已不可用，请新建一个会话。"),
     "continue_run_mismatch": _("找不到要继续的那次回复，请重新选择。"),
     "continue_run_not_completed": _("只能在已完成的回复上继续。"),
+    "thread_archived": _("这个会话已归档，是只读的。要继续，请先恢复它。"),
+    "clipboard": _("没能复制，请手动选中文字复制。"),
     "not_found": _("没有找到，可能已经被删除了。"),
     "unauthorized": _("登录已过期，请刷新页面后重新登录。"),
     "forbidden": _("登录已过期，请刷新页面后重新登录。"),

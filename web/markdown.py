@@ -18,6 +18,11 @@ ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "code": {"class"}
 URL_SCHEMES = {"http", "https", "mailto"}
 
 
+def parse_markdown(text: str) -> list:
+    """The block tokens of the same parse the page renders (the Word export walks them)."""
+    return _renderer.parse(text or "")
+
+
 def render_markdown(text: str) -> SafeString:
     html = _renderer.render(text or "")
     clean = nh3.clean(

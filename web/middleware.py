@@ -6,6 +6,8 @@ from django.conf import settings
 from django.middleware import locale
 from django.utils import translation
 
+from core.errors import API_PREFIX, api_client_language
+
 CSP = "; ".join([
     "default-src 'self'",
     "script-src 'self'",
@@ -18,7 +20,7 @@ CSP = "; ".join([
     "frame-ancestors 'none'",
 ])
 # The admin and the API docs bring their own inline scripts and styles.
-EXEMPT_PREFIXES = ("/admin/", "/api/")
+EXEMPT_PREFIXES = ("/admin/", API_PREFIX)
 
 
 class ContentSecurityPolicyMiddleware:
@@ -35,9 +37,16 @@ class ContentSecurityPolicyMiddleware:
 class LocaleMiddleware(locale.LocaleMiddleware):
     """Chinese unless the person chose otherwise. The language cookie (written by
     set_language from the switch in the navigation) decides; the browser's Accept-Language
-    does not, because school laptops often run an English system for a Chinese teacher."""
+    does not, because school laptops often run an English system for a Chinese teacher.
+    API clients (no session cookie) are the exception: they say which language their error
+    messages should be in with Accept-Language, the way HTTP clients do."""
 
     def process_request(self, request):
+        api_language = api_client_language(request)
+        if api_language is not None:
+            translation.activate(api_language)
+            request.LANGUAGE_CODE = translation.get_language()
+            return
         chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
         try:
             language = translation.get_supported_language_variant(chosen) if chosen else settings.LANGUAGE_CODE

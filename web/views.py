@@ -6,25 +6,35 @@ import functools
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.db.models import prefetch_related_objects
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from agents.actor import Actor
+from agents.providers import runs_on_builtin_model
 from core.errors import NotFound
 from agents.selectors import agents_for_tenant, run_get_for_actor
 from corememory.services import MAX_CONFIRMED
+from recall.selectors import recall_search
+from threads.models import Thread
 from threads.selectors import thread_get_for_actor, thread_runs, threads_for_actor
 from web.charts import cost_chart
 from web.errors import SERVER_SENTENCES, friendly_errors_table
-from web.selectors import costs_per_day
+from web.export import DOCX_TYPE, MARKDOWN_TYPE, content_disposition, docx_bytes, export_filename, markdown_bytes
+from web.selectors import costs_per_day, usage_per_agent
 
 SESSION_AGENT = "web_agent_id"
 COST_WINDOWS = (7, 14, 30, 90)
 DEFAULT_COST_WINDOW = 14
 SIDEBAR_THREADS = 50
+SEARCH_RESULTS = 20
+SEARCH_QUERY_MAX = 200
+EXPORTS = {"docx": (DOCX_TYPE, docx_bytes), "md": (MARKDOWN_TYPE, markdown_bytes)}
 
 
 def teacher_page(view):
@@ -103,6 +113,14 @@ def chat_thread(request, thread_id: str):
     return _render_chat(request, agent=thread.agent, thread=thread)
 
 
+def _chat_ui() -> dict:
+    return {
+        "copied": _("已复制"),
+        "stopped": _("已停止"),
+        "archive_confirm": _("归档这个会话？归档后它会移到「已归档」列表，变为只读，可以随时恢复。"),
+    }
+
+
 def _render_chat(request, *, agent, thread):
     if agent is None:
         return render(request, "web/no_agent.html")
@@ -110,12 +128,70 @@ def _render_chat(request, *, agent, thread):
     context = {
         "agent": agent,
         "thread": thread,
+        "read_only": thread is not None and thread.status == Thread.Status.ARCHIVED,
         "runs": thread_runs(thread=thread) if thread else [],
         "threads": threads_for_actor(actor=actor, agent=agent)[:SIDEBAR_THREADS],
-        "page_config": _page_config(),
+        "examples": [_("出一份数据结构试卷"), _("写一段期末评语"), _("设计一节二叉树的导入活动")],
+        "page_config": _page_config(ui=_chat_ui()),
         "active": "chat",
     }
     return render(request, "web/chat.html", context)
+
+
+@teacher_page
+@require_GET
+def archived_threads(request):
+    """The archive: threads the teacher put away, each with 恢复."""
+    agent = current_agent(request)
+    if agent is None:
+        return render(request, "web/no_agent.html")
+    threads = threads_for_actor(actor=actor_for(request), agent=agent, status=Thread.Status.ARCHIVED)
+    context = {"agent": agent, "threads": threads[:SIDEBAR_THREADS], "page_config": _page_config(), "active": "chat"}
+    return render(request, "web/archived.html", context)
+
+
+@teacher_page
+@require_GET
+def search(request):
+    """The teacher's own past conversations with every agent of the school, through each
+    agent's recall index (the Chinese-aware engine that feeds memory), best match first.
+    Only this teacher's scopes are searched: another teacher's never is."""
+    agents = school_agents(request)
+    if not agents:
+        return render(request, "web/no_agent.html")
+    query = " ".join(request.GET.get("q", "").split())[:SEARCH_QUERY_MAX]
+    found = []
+    if query:
+        actor = actor_for(request)
+        for agent in agents:
+            found += recall_search(actor=actor, agent=agent, query=query, limit=SEARCH_RESULTS, min_score=0.0)
+        # Scores are normalised per scope (0-1), so they compare across agents.
+        found.sort(key=lambda hit: (-hit[1], -hit[0].happened_at.timestamp()))
+    results = [entry for entry, _score in found[:SEARCH_RESULTS]]
+    prefetch_related_objects(results, "agent", "thread")
+    context = {
+        "query": query,
+        "results": results,
+        "several_agents": len(agents) > 1,
+        "active": "chat",
+    }
+    return render(request, "web/search.html", context)
+
+
+@teacher_page
+@require_GET
+def run_export(request, run_id: str, fmt: str):
+    """One reply as a Word or Markdown download (a completed or stopped reply only)."""
+    run = _not_found_as_404(run_get_for_actor, actor=actor_for(request), run_id=run_id)
+    if fmt not in EXPORTS or not run.has_output:
+        raise Http404("nothing to export")
+    content_type, build = EXPORTS[fmt]
+    title = run.thread.title or run.input
+    response = HttpResponse(build(title=title, text=run.output), content_type=content_type)
+    response["Content-Disposition"] = content_disposition(
+        export_filename(title, timezone.localtime(run.finished_at or run.created_at), fmt)
+    )
+    return response
 
 
 @teacher_page
@@ -125,6 +201,33 @@ def run_row(request, run_id: str):
     in when a streamed reply is done."""
     run = _not_found_as_404(run_get_for_actor, actor=actor_for(request), run_id=run_id)
     return render(request, "web/run_row.html", {"run": run})
+
+
+#: the memory layers by the names a teacher reads in "模型看到了什么"
+LAYER_NAMES = {
+    "core": gettext_lazy("核心记忆（你确认过的事实）"),
+    "thread": gettext_lazy("本会话前情"),
+    "recall": gettext_lazy("相关的过往对话"),
+    "kb": gettext_lazy("知识库资料"),
+}
+
+
+@teacher_page
+@require_GET
+def run_context(request, run_id: str):
+    """What the model was sent for one reply: its memory sections (layer, tokens, budget)
+    in prompt order, as a fragment for the reply's drawer. The same snapshot
+    /api/runs/{id}/context returns; every text is escaped by the template."""
+    run = _not_found_as_404(run_get_for_actor, actor=actor_for(request), run_id=run_id)
+    snapshot = run.context or {}
+    sections = [{**section, "layer_name": LAYER_NAMES.get(section.get("layer"), section.get("label") or "")}
+                for section in snapshot.get("sections", [])]
+    return render(request, "web/run_context.html", {
+        "run": run,
+        "sections": sections,
+        "total_tokens": snapshot.get("total_tokens", 0),
+        "total_budget": snapshot.get("total_budget", run.agent.budget_total),
+    })
 
 
 @teacher_page
@@ -150,6 +253,19 @@ def choose_agent(request):
     return redirect(target)
 
 
+def provenance_ui() -> dict:
+    """Where a fact came from, in the page's language (the memory page fills them in)."""
+    return {
+        "from_conversation": _("来自 {date} 的对话「{excerpt}」"),
+        "view_reply": _("查看那次回复"),
+        "source_gone": _("来源对话已删除"),
+        "confirmed_by": _("{who} 于 {date} 确认"),
+        "added_by": _("{who} 于 {date} 手动添加"),
+        "confirmed_at": _("于 {date} 确认"),
+        "seen": _("提出过 {n} 次"),
+    }
+
+
 @teacher_page
 @require_GET
 def memory(request):
@@ -165,9 +281,24 @@ def memory(request):
         "saved": _("已保存。"),
         "deleted": _("已删除。"),
         "evicted": _("已确认的事实满 {max} 条了，最久没用到的这条已被移除：{text}"),
+        **provenance_ui(),
     }
     context = {"agent": agent, "max_facts": MAX_CONFIRMED, "page_config": _page_config(ui=ui), "active": "memory"}
     return render(request, "web/memory.html", context)
+
+
+@teacher_page
+@require_GET
+def help_model(request):
+    """How to connect a real model: where the chat's built-in-model notice links."""
+    from agents.services import school_secret_prefix
+
+    agent = current_agent(request)
+    return render(request, "web/help_model.html", {
+        "agent": agent,
+        "on_builtin": agent is not None and runs_on_builtin_model(agent),
+        "secret_example": f"{school_secret_prefix(request.user.tenant)}QWEN_API_KEY",
+    })
 
 
 @teacher_page
@@ -179,19 +310,27 @@ def costs(request):
         days = DEFAULT_COST_WINDOW
     if days not in COST_WINDOWS:
         days = DEFAULT_COST_WINDOW
-    rows = costs_per_day(actor=actor_for(request), days=days)
+    actor = actor_for(request)
+    rows = costs_per_day(actor=actor, days=days)
+    total_run, total_memory = sum(row.run_cost for row in rows), sum(row.memory_cost for row in rows)
+    # Everything free (a local model): money would be an empty axis, so chart the tokens.
+    free = not (total_run or total_memory)
     context = {
         "days": days,
         "windows": COST_WINDOWS,
         "rows": rows,
         "rows_with_cost": [row for row in reversed(rows) if row.runs or row.memory_ops],
-        "chart": cost_chart(rows),
-        "total_run": sum(row.run_cost for row in rows),
-        "total_memory": sum(row.memory_cost for row in rows),
+        "agents_usage": usage_per_agent(actor=actor, days=days),
+        "chart": cost_chart(rows, metric="tokens" if free else "cost"),
+        "free": free,
+        "total_run": total_run,
+        "total_memory": total_memory,
+        "total": total_run + total_memory,
         "total_runs": sum(row.runs for row in rows),
         "total_ops": sum(row.memory_ops for row in rows),
+        "total_run_tokens": sum(row.run_tokens for row in rows),
+        "total_memory_tokens": sum(row.memory_tokens for row in rows),
         "currency": settings.COST_CURRENCY,
         "active": "costs",
     }
-    context["total"] = context["total_run"] + context["total_memory"]
     return render(request, "web/costs.html", context)

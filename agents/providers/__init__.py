@@ -10,7 +10,8 @@ from agents.providers.base import Completion, Provider, ProviderError, endpoint_
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Completion", "Provider", "ProviderError", "price", "provider_for_agent", "memory_providers", "KINDS"]
+__all__ = ["Completion", "Provider", "ProviderError", "price", "provider_for_agent", "memory_providers",
+           "runs_on_builtin_model", "KINDS"]
 
 
 def _kinds():
@@ -47,9 +48,11 @@ def memory_providers(agent) -> list[Provider]:
     """Providers to try, in order, for memory work (compression, extraction, summaries).
 
     The agent's own provider first, so no conversation goes to a vendor it was not
-    already sent to. If that one fails, only a local model: the embedded one, or an
-    on-premises Ollama. A local-first agent never reaches a cloud provider for memory
-    work, even when its own provider is (mis)configured as one.
+    already sent to. If that one fails, only a local model: an on-premises Ollama. A
+    local-first agent never reaches a cloud provider for memory work, even when its own
+    provider is (mis)configured as one. A provider that is not `fit_for_memory` (the
+    embedded smoke-test model) is never in the chain: an empty chain means memory work
+    takes its deterministic fallbacks.
     """
     chain: list[Provider] = []
     try:
@@ -58,10 +61,15 @@ def memory_providers(agent) -> list[Provider]:
         own = None
     if own is not None and (own.is_local or not agent.local_first):
         chain.append(own)
-    if own is None or own.kind != "scripted":
-        kinds = _kinds()
-        if settings.LOCAL_OLLAMA_URL and endpoint_is_local(settings.LOCAL_OLLAMA_URL):
-            chain.append(kinds["ollama"](model=settings.LOCAL_OLLAMA_MODEL, base_url=settings.LOCAL_OLLAMA_URL))
-        if own is None or own.kind != "local":
-            chain.append(kinds["local"](model="smollm2-135m-instruct"))
-    return chain
+    if (own is None or own.kind != "scripted") and settings.LOCAL_OLLAMA_URL \
+            and endpoint_is_local(settings.LOCAL_OLLAMA_URL):
+        chain.append(_kinds()["ollama"](model=settings.LOCAL_OLLAMA_MODEL, base_url=settings.LOCAL_OLLAMA_URL))
+    return [provider for provider in chain if provider.fit_for_memory]
+
+
+def runs_on_builtin_model(agent) -> bool:
+    """The agent chats through a provider unfit for real work (the embedded demo model)."""
+    try:
+        return not provider_for_agent(agent).fit_for_memory
+    except ProviderError:
+        return False

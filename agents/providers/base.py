@@ -31,6 +31,8 @@ class Completion:
     prompt_tokens: int
     completion_tokens: int
     model: str
+    #: the provider's reason for ending ("stop", "length" = cut at max_tokens, "" = unknown)
+    finish_reason: str = ""
 
 
 def messages_tokens(messages: list[dict]) -> int:
@@ -40,6 +42,12 @@ def messages_tokens(messages: list[dict]) -> int:
 
 class Provider:
     kind = "base"
+    #: Can this provider do memory work (summarise a thread, propose facts) well enough
+    #: that its output is worth storing? A capability the class declares, never guessed
+    #: from a model name. When False, memory work uses deterministic fallbacks (an
+    #: extractive summary, no candidate facts, an excerpt) and makes no model call, so
+    #: nothing junk is stored and nothing competes with the teacher's chat for the CPU.
+    fit_for_memory = True
 
     def __init__(self, *, model: str = "", base_url: str = "", api_key: str = "", timeout: float | None = None):
         self.model = model

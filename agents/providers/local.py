@@ -69,6 +69,9 @@ def _close_model() -> None:
 
 class LocalProvider(Provider):
     kind = "local"
+    # SmolLM2-135M is a smoke-test model: it cannot summarise Chinese or judge which facts
+    # matter, and every memory call would run on the cores serving the teacher's chat.
+    fit_for_memory = False
 
     @property
     def is_local(self) -> bool:
@@ -78,6 +81,7 @@ class LocalProvider(Provider):
         max_tokens = min(max_tokens, settings.LOCAL_MAX_TOKENS)
         parts: list[str] = []
         prompt_tokens = completion_tokens = 0
+        finish_reason = ""
         model = get_model()
         with _generate_lock:
             try:
@@ -85,6 +89,7 @@ class LocalProvider(Provider):
                     messages=messages, max_tokens=max_tokens, stream=True, temperature=0.3, repeat_penalty=1.15
                 ):
                     choice = chunk["choices"][0] if chunk.get("choices") else None
+                    finish_reason = (choice or {}).get("finish_reason") or finish_reason
                     piece = (choice or {}).get("delta", {}).get("content") or ""
                     if piece:
                         parts.append(piece)
@@ -99,7 +104,8 @@ class LocalProvider(Provider):
             completion_tokens = len(model.tokenize(text.encode(), add_bos=False)) if text else 0
         except Exception:  # counting is best effort; fall back to our tokenizer
             prompt_tokens, completion_tokens = messages_tokens(messages), count_tokens(text)
-        yield "done", Completion(text=text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, model=self.model)
+        yield "done", Completion(text=text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                                 model=self.model, finish_reason=finish_reason)
 
 
 def _flatten(messages) -> str:

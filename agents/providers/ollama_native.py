@@ -27,6 +27,7 @@ class OllamaProvider(Provider):
     def stream(self, messages, *, max_tokens=512, purpose="chat"):
         parts: list[str] = []
         prompt_tokens = completion_tokens = 0
+        finish_reason = ""
         try:
             for chunk in self._client().chat(
                 model=self.model, messages=messages, stream=True, options={"num_predict": max_tokens}
@@ -38,6 +39,7 @@ class OllamaProvider(Provider):
                 if chunk.done:
                     prompt_tokens = chunk.prompt_eval_count or 0
                     completion_tokens = chunk.eval_count or 0
+                    finish_reason = getattr(chunk, "done_reason", "") or ""
         except (ollama.ResponseError, httpx.HTTPError, ConnectionError) as exc:
             raise _error(exc) from exc
         text = "".join(parts)
@@ -46,4 +48,5 @@ class OllamaProvider(Provider):
             prompt_tokens=prompt_tokens or messages_tokens(messages),
             completion_tokens=completion_tokens or count_tokens(text),
             model=self.model,
+            finish_reason=finish_reason,
         )

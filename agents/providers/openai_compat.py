@@ -53,11 +53,14 @@ class OpenAIProvider(Provider):
             prompt_tokens=(usage.prompt_tokens if usage else 0) or messages_tokens(messages),
             completion_tokens=(usage.completion_tokens if usage else 0) or count_tokens(text),
             model=response.model or self.model,
+            finish_reason=response.choices[0].finish_reason or "",
         )
 
     def stream(self, messages, *, max_tokens=512, purpose="chat"):
         parts: list[str] = []
         prompt_tokens = completion_tokens = 0
+        finish_reason = ""
+        stream = None
         try:
             stream = self._client().chat.completions.create(
                 model=self.model or "default",
@@ -71,16 +74,23 @@ class OpenAIProvider(Provider):
                     prompt_tokens = chunk.usage.prompt_tokens or prompt_tokens
                     completion_tokens = chunk.usage.completion_tokens or completion_tokens
                 for choice in chunk.choices or []:
+                    finish_reason = choice.finish_reason or finish_reason
                     piece = choice.delta.content if choice.delta else None
                     if piece:
                         parts.append(piece)
                         yield "delta", piece
         except openai.OpenAIError as exc:
             raise _error(exc) from exc
+        finally:
+            # Closed early (the teacher pressed stop, the page went away): close the upstream
+            # connection now, so the model server stops generating for nobody.
+            if stream is not None:
+                stream.close()
         text = "".join(parts)
         yield "done", Completion(
             text=text,
             prompt_tokens=prompt_tokens or messages_tokens(messages),
             completion_tokens=completion_tokens or count_tokens(text),
             model=self.model,
+            finish_reason=finish_reason,
         )

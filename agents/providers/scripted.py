@@ -13,7 +13,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from agents.providers.base import Completion, Provider, ProviderError, messages_tokens
-from core.tokens import count_tokens
+from core.tokens import count_tokens, truncate_tokens
 
 calls: list[dict] = []
 _replies: deque = deque()
@@ -97,9 +97,14 @@ class ScriptedProvider(Provider):
 
     def stream(self, messages, *, max_tokens=512, purpose="chat"):
         text = self._reply(messages, purpose)
+        finish_reason = "stop"
+        if purpose == "chat" and count_tokens(text) > max_tokens:
+            # Like a real model at its cap: the reply stops mid-way and says why.
+            text, finish_reason = truncate_tokens(text, max_tokens, marker=""), "length"
         # Small pieces so streaming is observable (CJK text has no spaces to split on).
         for start in range(0, len(text), 4):
             yield "delta", text[start:start + 4]
         yield "done", Completion(
-            text=text, prompt_tokens=messages_tokens(messages), completion_tokens=count_tokens(text), model=self.model
+            text=text, prompt_tokens=messages_tokens(messages), completion_tokens=count_tokens(text), model=self.model,
+            finish_reason=finish_reason,
         )

@@ -294,7 +294,7 @@ def zh_memory_text(rng, t, topic, kind, cls, ver, ts):
             f"{name}{kw}{v}已出：教学目标三条，重点{d1}、难点{d2}，附板书设计，{cls}使用。",
         ],
         "slides": [
-            f"做了{name}{kw}{v}，共{rng.randint(12, 22)}页，{cls}用，包含{d1}的例题和课堂小结页，{fmt}格式。",
+            f"做了{name}{kw}{v}，共{rng.randint(12, 22)}页，{cls}用，包含{d1}的例题和课堂小结页，{rng.choice(['PPTX', 'PDF', '16:9宽屏'])}格式。",
             f"{name}PPT{v}完成：封面+目标+{d1}讲解+{d2}例题+练习+小结，{cls}，配图为主。",
         ],
         "homework": [
@@ -391,9 +391,11 @@ ZH_CHITCHAT = ["今天天气真冷", "帮我润色一下这段话", "谢谢，�
 # simplified -> traditional, enough for the few traditional-script queries
 S2T = dict(zip(
     "这个试题课们说发给还么习练测验时间学数级过对问样张实现会长讲评语写图树链队栈与历动态规划据结构录单复难简后帮变专业当应该钟节义运电"
-    "较为内难册档边点两员导组层读书观诗词谁调换页页报纸释带机脑广关无总结问卷园鸟晚议师请开阅现岁轻",
+    "较为内难册档边点两员导组层读书观诗词谁调换页页报纸释带机脑广关无总结问卷园鸟晚议师请开阅现岁轻"
+    "话转递归并随讨环论贴细润进选择项标准类错误订识证乱记计设场费预览压协让谢独线维区径杂检验灯见馈头图尽么给气级产权",
     "這個試題課們說發給還麼習練測驗時間學數級過對問樣張實現會長講評語寫圖樹鏈隊棧與歷動態規劃據結構錄單複難簡後幫變專業當應該鐘節義運電"
-    "較為內難冊檔邊點兩員導組層讀書觀詩詞誰調換頁頁報紙釋帶機腦廣關無總結問卷園鳥晚議師請開閱現歲輕"))
+    "較為內難冊檔邊點兩員導組層讀書觀詩詞誰調換頁頁報紙釋帶機腦廣關無總結問卷園鳥晚議師請開閱現歲輕"
+    "話轉遞歸併隨討環論貼細潤進選擇項標準類錯誤訂識證亂記計設場費預覽壓協讓謝獨線維區徑雜檢驗燈見饋頭圖盡麼給氣級產權"))
 ZH_TYPOS = [("试卷", "试券"), ("教案", "教按"), ("作业", "做业"), ("链表", "连表"), ("一下", "一吓"), ("答案", "答按"),
             ("课件", "课见"), ("那个", "拿个"), ("再", "在"), ("的", "得"), ("班会", "班汇"), ("已经", "以经")]
 
@@ -554,7 +556,7 @@ def en_memory_text(rng, t, topic, kind, cls, ver, ts):
                  f"Drafted {art(nb + ' unit test')}{v} for {cls}, {diff} overall, with sections on {d1} and {d2} and an answer key."],
         "lesson": [f"Planned a 50-minute {nb} lesson{v} for {cls}: warm-up, mini-lecture on {d1}, guided practice, pair work on {d2}, exit ticket.",
                    f"Wrote the {kw}{v} on {name} for {cls}: objectives, key vocabulary, activities and a differentiation note on {d1}."],
-        "slides": [f"Made a {rng.randint(12, 20)}-slide {nb} deck{v} for {cls}: objectives, explanation of {d1}, two worked examples on {d2}, summary slide.",
+        "slides": [f"Made a {rng.choice([12, 13, 14, 15, 16, 17, 19, 20])}-slide {nb} deck{v} for {cls}: objectives, explanation of {d1}, two worked examples on {d2}, summary slide.",
                    f"Built {art(nb + ' ' + kw)}{v} for {cls}, visual-heavy, with a section on {d1}."],
         "homework": [f"Wrote {art(nb + ' ' + kw)}{v} for {cls}: {n} problems, about 30 minutes, mostly {d1} with two stretch problems on {d2}; solutions included.",
                      f"Created {nb} practice{v} for {cls}, {n} items, {diff}, due {dues}."],
@@ -568,6 +570,81 @@ def en_memory_text(rng, t, topic, kind, cls, ver, ts):
 
 def difficulty_word(d):
     return {"easy": "quick, easy", "medium": "medium", "on-level": "standard", "challenging": "harder", "mixed": "mixed-difficulty"}[d]
+
+
+# Hand-written memories of decisions and one-off requests (not artifacts of the templated kinds), each with a
+# follow-up that needs it, plus hand-written negatives that sound like them but that the teacher never decided.
+HAND = {
+    "zh-t1": [
+        ("链表这单元我们备课组讨论了，到底用C还是Python讲？", "商定：高一链表单元统一用Python讲，用类模拟结点，不讲C指针；C语言版本作为拓展材料放到选修课。", "我们之前定的，讲结点那部分用哪种语言来着？"),
+        ("这学期小测太频繁了，学生有意见，帮我想个调整方案。", "决定从10月中旬起随堂小测改为每两周一次，每次不超过15分钟，成绩只作过程性记录不排名。", "小测频率那个事后来怎么定的？多久一次"),
+        ("帮我给学校信息学兴趣小组写个招新海报文案。", "写了信息学兴趣小组招新文案：每周四下午第八节活动，面向高一，主打算法竞赛入门，报名截止9月20日。", "兴趣小组那个招人的文案改一下，活动改到周五了"),
+        ("机房电脑装的是Python 3.8，有些新语法不能用，帮我整理一下要避开哪些。", "整理了Python 3.8不支持的写法：match-case、类型联合X|Y、内置泛型list[int]注解等不可用；已在上机题模板里替换。", "机房那个python版本的问题，哪些写法不能用来着"),
+        ("帮我设计一个讲算法思想的开学第一课，不讲具体结构。", "开学第一课：用找教室、排队打饭等生活例子引出算法与效率，40分钟，最后留思考题：在图书馆怎么最快找到一本书。", "开学第一课那个找书的思考题，原话怎么说的"),
+        ("图的遍历想让学生直观看到BFS和DFS的区别，有什么办法？", "决定用在线迷宫可视化动画对比BFS（一层层向外扩散）和DFS（一条路走到底），不用pygame自己写，课上先猜后看。", "对比BFS DFS那个动画，当时说不用pygame改用什么来着"),
+        ("期中后想搞一次分组项目，帮我出几个选题。", "给出6个期中后分组项目选题：通讯录管理、迷宫求解、词频统计、地铁换乘查询、排行榜、撤销重做编辑器；3-4人一组，两周完成。", "有个学生问期中后那个小组project有哪几个题目可以选"),
+    ],
+    "zh-t2": [
+        ("月考后想调整座位，分组做数学互助。", "制定数学互助小组方案：高一7班按4人异质分组，每组一名组长负责收错题本，每周五交流15分钟。", "7班那个互助小组是几个人一组来着"),
+        ("备课组要我写一下本学期函数板块的教学进度。", "函数板块进度：9月集合与函数概念，10月指数与对数，11月三角函数前半；期中考到对数函数为止。", "期中考到哪一章？我们当时定的进度表里写的"),
+        ("帮我整理一下高中数学常用的作图软件。", "推荐GeoGebra（函数图像、动态演示）和Desmos（课堂快速作图）；学校电脑已装GeoGebra经典版。", "画图像用的那个软件叫啥来着，学校装了的那个"),
+        ("准备开一节数学文化拓展课。", "设计数学文化拓展课《从结绳计数到对数发明》：讲纳皮尔与对数的由来，配合计算尺实物演示，40分钟。", "讲纳皮尔的那节拓展课，计算尺还要准备吗"),
+        ("错题本怎么要求学生写比较好？", "错题本规范：原题、错因（概念/计算/审题）、正解、同类题四栏，每周一收，每次抽查三分之一。", "错题本那几栏是哪几栏？我要打出来贴教室"),
+        ("想搞个每日一题，帮我想想怎么安排。", "决定每天早读后投影一道每日一题，5分钟，10月起实施，难度中等，周五集中讲一次。", "每日一題是啥時候開始的，週幾講"),
+    ],
+    "zh-t3": [
+        ("班里要开始每周摘抄，帮我定个规则。", "每周摘抄规则：每周至少摘抄3段，每段后写50字以上点评，周一交，优秀摘抄贴在班级文化墙。", "摘抄每段后面要写多少字点评？"),
+        ("课前三分钟演讲想搞起来，怎么安排？", "课前三分钟演讲：按学号轮流，每节语文课一人，主题自选但要与读书相关，同学用三句话点评。", "上课前那个轮流上台讲话，按什么顺序来的"),
+        ("给初一新生写一份语文学习建议。", "写了初一语文学习建议：每日阅读20分钟、积累本记好词好句、文言文课前朗读三遍、每周一篇随笔。", "给新生的那个学习建议，每天读书要求多少分钟"),
+        ("学校读书月要推荐书目，帮我列一下。", "为初一推荐10本课外书，如《城南旧事》《草房子》《骆驼祥子》《昆虫记》，分必读3本、选读7本。", "推荐书单里必读的是哪三本"),
+        ("想在班里搞一次成语接龙比赛。", "成语接龙比赛方案：分4组，每轮限时10秒，接错或重复淘汰，准备了120个成语的备用题库。", "成语那个比赛每轮限时几秒？"),
+        ("学生字写得太乱，想开展练字活动。", "练字活动：每天午休前练字15分钟，统一用楷书字帖，每两周评一次书写之星。", "午休前练字那个，评比多久一次"),
+    ],
+    "zh-t4": [
+        ("实验室打点计时器坏了好几个，测加速度的实验怎么办？", "决定用手机慢动作视频加刻度尺代替打点计时器测加速度，每组至少一部能拍240帧的手机。", "用手机拍视频代替那个计时器的办法，每组要几部手机"),
+        ("物理竞赛辅导怎么安排？", "物理竞赛辅导：每周二、周四晚自习第二节，在物理实验室，先讲力学专题，11月底模拟赛。", "竞赛辅导是周几晚上，在哪个教室"),
+        ("学生计算题老不写单位，怎么规范？", "计算题规范：每步带单位，结果用科学计数法保留两位有效数字，不写单位扣1分。", "计算题不写单位扣几分，我们定的规矩"),
+        ("推荐一些物理科普视频给学生周末看。", "推荐5个物理科普视频系列，每集约10分钟，覆盖力学和电学，周末选看两集并写观后感。", "周末给学生看的那些科普视频，要不要写观后感"),
+        ("想做个课堂演示用的自制教具。", "自制教具：用塑料瓶、气球和吸管做反冲小车演示动量守恒，材料成本不到10元。", "那个塑料瓶气球做的小车，演示的是哪个知识点来着"),
+        ("帮我排一下期中物理复习计划。", "期中复习两周：第一周力学综合，第二周电场与电路；每天一道压轴题，周五限时训练45分钟。", "期中复习那两周，第二周复习什么"),
+    ],
+    "zh-t5": [
+        ("班级公约需要重新修订一下。", "修订班级公约12条：早读7:20前到班、课间不追逐、午休保持安静、作业当天完成等，全班投票通过。", "班规那12条里，早上几点前要到教室"),
+        ("想设置班级岗位，让每个人都有事做。", "设立人人有岗制度：共30个岗位，如电灯管理员、图书角管理员、绿植养护员，每月轮换一次。", "人人有岗那个多久换一次"),
+        ("家校沟通用什么方式比较好？", "约定家校沟通方式：日常通知发班级群，个别情况电话联系，每月第一个周五下午为家长开放接待时间。", "家长来学校面谈是哪天？我们之前定的"),
+        ("班级图书角怎么管理？", "图书角管理办法：每人捐书两本，借阅登记，一次最多借一本，两周内归还，图书管理员每周五盘点。", "图书角一次能借几本"),
+        ("周末作业太多，学生反映累，怎么协调？", "与各科老师协商：周末书面作业总量控制在3小时内，由学习委员每周五统计各科布置情况。", "周末作业总量当时说控制在几个小时以内"),
+        ("想搞个班级积分制。", "建立小组积分制：6人一组，纪律、卫生、作业、活动四项加减分，每月积分第一的小组可自选一次座位。", "积分第一名的组有什么奖励来着"),
+    ],
+    "en-t1": [
+        ("Should we use Java or Python for the data structures unit?", "Decided: Periods 2 and 5 use Python for data structures; AP CS A stays in Java because of the exam.", "which language did we settle on for AP again?"),
+        ("Help me set a late work policy for programming assignments.", "Late policy: 10% off per day, up to 3 days; one free 48-hour extension per quarter.", "how many free extensions do kids get each quarter?"),
+        ("I want rules for pair programming.", "Pair programming: driver and navigator swap every 15 minutes, pairs rotate every two weeks, both names on the commit.", "how often do partners switch roles at the keyboard?"),
+        ("Make a flyer for the coding club.", "Wrote the coding club flyer: Wednesdays after school in room 214, beginners welcome, first meeting Sept 17.", "what room is the club in again? I need to redo the poster"),
+    ],
+    "en-t2": [
+        ("What citation format should I require?", "Citation rule: Chicago-style footnotes for essays; at least one primary source per paper.", "what citation style did I tell them to use?"),
+        ("Help me plan the museum field trip.", "Planned the city history museum trip on Oct 24: two buses, permission slips due Oct 17, scavenger hunt worksheet.", "when were the permission slips due for the museum trip"),
+        ("Suggest a debate format for class.", "Structured academic controversy: pairs argue both sides, 4-minute openings, then a consensus paragraph.", "how long were openings in that debate format we picked?"),
+        ("I want to start Current Events Fridays.", "Current Events Friday: each student brings one article a month and links it to the unit theme in a 3-sentence summary.", "for the news article thing, how often does each kid bring one?"),
+    ],
+    "en-t3": [
+        ("We need a goggles policy.", "Safety rule: goggles on whenever any chemical is out; first offense a warning, second means removal from that lab with an alternate assignment.", "what happens the second time someone takes their goggles off?"),
+        ("What should the lab notebook requirements be?", "Lab notebooks: bound composition books, pen only, date and title on each entry, graded every three labs.", "how often do I grade the notebooks"),
+        ("Help me with the stockroom reorder.", "Reorder list: 2 L of 1 M HCl, phenolphthalein, 200 weigh boats, pH paper; submitted to the department budget by Oct 3.", "did I already put weigh boats on the order?"),
+        ("Let's set a retake policy.", "Retakes: one per unit test, corrections and a tutoring session first, max score 85%.", "what's the cap on a retake score again"),
+    ],
+}
+HAND_NEG = {
+    "zh-t1": ["我们之前定的机房使用规则是什么来着？", "信息学竞赛报名截止是哪天，我们之前说过的"],
+    "zh-t2": ["数学建模活动我们之前定的是几个人一组？", "上次说的数学周记要求每周写多少字"],
+    "zh-t3": ["班级日记那个轮流写的规则是什么", "我们之前定的古诗背诵打卡是每天几首"],
+    "zh-t4": ["实验室借用登记的规则我们怎么定的", "上次说的物理错题本要分几栏"],
+    "zh-t5": ["午餐排队的规定我们是怎么定的", "班级春游的费用当时说每人多少"],
+    "en-t1": ["what did we decide about phones during labs?", "when is the hackathon sign-up deadline we set?"],
+    "en-t2": ["what was the word limit we set for the research paper?", "which day did we pick for the mock trial?"],
+    "en-t3": ["what did we decide about eating in the lab?", "how many extra credit points for the science fair?"],
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -591,11 +668,15 @@ def build_memories(rng, t, n_target, text_fn, vers_table):
     plan = []
     topics = list(t["topics"])
     kinds = t["kinds"]
-    while len(plan) < n_target:
+    for _round in range(200):
+        if len(plan) >= n_target:
+            break
         for topic in topics:
             if len(plan) >= n_target:
                 break
             kind = rng.choice(kinds)
+            if kind == "writing" and not any(k in topic[0] for k in ("《", "写作", "朗诵")):
+                continue
             if any(p[0] is topic and p[1] == kind for p in plan):
                 continue
             if rng.random() < 0.42 and len(t["classes"]) > 1:
@@ -610,6 +691,7 @@ def build_memories(rng, t, n_target, text_fn, vers_table):
                     plan.append((topic, kind, c, v2))
             else:
                 plan.append((topic, kind, rng.choice(t["classes"]), ""))
+    assert len(plan) >= n_target, (t["user"], len(plan))
     plan = plan[:n_target]
     mems = []
     for topic, kind, cls, ver in plan:
@@ -620,6 +702,18 @@ def build_memories(rng, t, n_target, text_fn, vers_table):
     # versioned pairs: second version later than the first
     mems.sort(key=lambda m: m["ts"])
     return mems
+
+
+def add_hand(rng, user, mems):
+    """Append the hand-written memories of a user; returns [(memory, query)] for their follow-ups."""
+    out = []
+    for i, (inp, summ, q) in enumerate(HAND.get(user, [])):
+        m = {"topic": f"hand{i}", "aliases": [], "kind": "hand", "cls": "", "ver": "", "details": [], "kw": "",
+             "ts": rand_ts(rng, START, MEM_END - timedelta(days=3)), "input": inp, "summary": summ}
+        mems.append(m)
+        out.append((m, q))
+    mems.sort(key=lambda m: m["ts"])
+    return out
 
 
 def matches(m, spec):
@@ -659,9 +753,10 @@ def zh_query_text(rng, m, style, spec, single):
         return rng.choice(forms), "lexical"
     if style == "paraphrase":
         forms = [f"{ref}{alias}的{syn}，{act}", f"你之前帮我弄过一个讲{alias}的{syn}，{act}", f"{alias}那个{syn}，{act}。",
-                 f"就是那个{alias}相关的{syn}，{act}", f"之前做的{syn}（{alias}），{act}"]
+                 f"就是那个{alias}相关的{syn}，{act}", f"之前做的{syn}（{alias}），{act}",
+                 f"{ref}{alias}那份东西，{act}", f"讲{alias}时候用的材料，{act}", f"{alias}那次你弄的，{act}。"]
         if "cls" in spec:
-            forms = [f"{cls}那个{alias}的{syn}，{act}", f"之前给{cls}弄的{syn}，{alias}那块，{act}"]
+            forms = [f"{cls}那个{alias}的{syn}，{act}", f"之前给{cls}弄的{syn}，讲{alias}的，{act}"]
         elif single and m["details"] and rng.random() < 0.45:
             d = rng.choice(m["details"])
             forms = [f"{ref}有{d}的那个{syn}，{act}", f"重点是{d}的那份{syn}，{act}。", f"就是讲{d}的那个，{syn}，{act}",
@@ -669,24 +764,50 @@ def zh_query_text(rng, m, style, spec, single):
         return rng.choice(forms), "paraphrase"
     if style == "near_duplicate":
         if "ver" in spec:
-            forms = [f"{name}{kw}的{ver}，{act}", f"{ver}那份{name}{syn}，{act}。", f"不是另一版，是{name}{ver}那个，{act}"]
+            forms = [f"{name}{kw}的{ver}，{act}", f"{ver}那份{name}{syn}，{act}。", f"不是另一版，是{name}{ver}那个，{act}",
+                     f"{alias}的{syn}有两版，我说的是{ver}，{act}"]
         else:
             forms = [f"{cls}那份{name}{kw}，不是另一个班的，{act}", f"{name}{syn}我要{cls}的那版，{act}",
                      f"上次{cls}用的{name}{kw}，{act}。", f"{cls}的{name}{syn}（别拿错成别的班的），{act}"]
+            if rng.random() < 0.5:
+                forms = [f"{cls}那份讲{alias}的{syn}，不是另一个班的，{act}", f"{alias}那个，我要{cls}的{syn}，{act}",
+                         f"给{cls}弄的{alias}的东西，{act}。"]
         return rng.choice(forms), "near_duplicate"
     raise ValueError(style)
 
 
+ZH_CONTEXT = [  # longer utterances: the assistant's last reply or the teacher's own lead-in
+    "好的，已经按您的要求调整完了，页眉加上了班级和日期，如果还有需要修改的地方请随时告诉我。",
+    "以上就是修改后的版本，主要改动在第二部分，删掉了两处重复的内容，您看看是否合适。",
+    "我们年级这学期在搞集体备课，每周三下午都要交一份材料，我这周的还没交，所以有点着急。",
+    "昨天跟备课组的老师聊了一下，大家觉得上一轮的东西难度偏高，学生反馈也不太好，想调整一下。",
+    "刚才家长群里有人问起来，我才想起这件事，之前答应了这周内处理好的，结果一忙就忘了。",
+    "这个学期马上过半了，很多东西要回头整理一遍，方便期末复习的时候直接拿来用，省得到时候手忙脚乱。",
+    "我下周要去市里听课，两天不在学校，代课老师会用到这些东西，所以得提前准备好放到共享盘里。",
+    "已为您生成，共分为三个部分，每部分后面都附了参考答案和简要说明，打印时建议选择双面。",
+    "学校下午临时通知要交材料，所以比较赶，麻烦你快一点，格式我晚上回家再慢慢调。",
+    "教研组长上午来听了我的课，课后说了几条意见，我记了一下，大意是节奏要紧凑一些、练习要有梯度。",
+    "上周的东西学生做完了，整体情况还可以，但有几个地方错得比较集中，我想趁热打铁再处理一下。",
+    "抱歉，刚才那个问题先放一边，我临时想起来一件更急的事，明天早上第一节就要用。",
+]
+ZH_SHORT_AFTER = ["谢谢！", "辛苦了。", "不急，明天给我就行。", "尽量今天弄好。", "弄好发我。", "麻烦了。", "先这样。"]
+
+
 def lengthen_zh(rng, q):
-    """Two or three utterances pasted together: context before (and sometimes after) the follow-up."""
+    """Two utterances pasted together: a longer one before the follow-up, sometimes a short one after."""
     if q[-1] not in "。？！?":
         q += "。"
-    target = rng.randint(100, 220)
-    pool = rng.sample(ZH_FILLERS, len(ZH_FILLERS))
-    before, after = [], []
-    while len("".join(before + [q] + after)) < target and pool:
-        (before if rng.random() < 0.7 or after else after).append(pool.pop())
-    return "".join(before + [q] + after)
+    ctx = rng.sample(ZH_CONTEXT, 2)
+    parts = [ctx[0], q]
+    if len("".join(parts)) < 100:
+        parts.insert(0, rng.choice(ZH_FILLERS) if len("".join(parts)) > 85 else ctx[1])
+    elif rng.random() < 0.35:
+        parts.insert(0, ctx[1])
+        if rng.random() < 0.4:
+            parts.insert(1, rng.choice(ZH_FILLERS))
+    if rng.random() < 0.4:
+        parts.append(rng.choice(ZH_SHORT_AFTER))
+    return "".join(parts)
 
 
 def zh_negative(rng, t, used_text):
@@ -729,6 +850,33 @@ def pick_spec(rng, mems, groups, style):
     return m, spec, style
 
 
+def part_of_month(ts, lang):
+    k = 0 if ts.day <= 10 else 1 if ts.day <= 20 else 2
+    if lang == "zh":
+        return f"{ts.month}月" + "初中底"[k]
+    return ["early", "mid", "late"][k] + " " + ts.strftime("%B")
+
+
+def indirect(rng, mems, lang):
+    """A follow-up naming class, time of month and one detail of the content, not the topic."""
+    m = rng.choice([x for x in mems if x["details"]])
+    d = rng.choice(m["details"])
+    when = part_of_month(m["ts"], lang)
+    rel = [x for x in mems if x["kind"] == m["kind"] and x["cls"] == m["cls"] and d in x["input"] + x["summary"]
+           and part_of_month(x["ts"], lang) == when]
+    if lang == "zh":
+        syn = rng.choice(ZH_KIND_WORDS[m["kind"]])
+        act = rng.choice(ZH_ACTIONS[ZH_KIND_GROUP[m["kind"]]])
+        q = rng.choice([f"{when}给{m['cls']}弄的那份{syn}，里面有{d}的那个，{act}", f"{when}那个{syn}（{m['cls']}，有{d}），{act}",
+                        f"我记得{when}给{m['cls']}做过一个{syn}，涉及{d}，{act}"])
+    else:
+        syn = rng.choice(EN_KIND_WORDS[m["kind"]])
+        act = rng.choice(EN_ACTIONS[m["kind"]])
+        q = rng.choice([f"The {syn} I made for {m['cls']} in {when}, the one with {d} - {act}.",
+                        f"Back in {when} we did a {syn} for {m['cls']} that had {d} in it. {cap(act)}."])
+    return q, rel
+
+
 def finish_queries(rng, prefix, records_m, qs, variants):
     ts_of = {r["id"]: datetime.fromisoformat(r["ts"]) for r in records_m}
     out = []
@@ -744,9 +892,9 @@ def finish_queries(rng, prefix, records_m, qs, variants):
 
 def zh_variants(rng, q):
     r = rng.random()
-    if r < 0.05:
+    if r < 0.065:
         return to_trad(q), "+traditional"
-    if r < 0.11:
+    if r < 0.12:
         cands = [p for p in ZH_TYPOS if p[0] in q]
         if cands:
             a, b = rng.choice(cands)
@@ -758,7 +906,9 @@ def gen_zh(rng):
     records_m, qs = [], []
     mid = 0
     for t in ZH_TEACHERS:
-        mems = build_memories(rng, t, 66, zh_memory_text, ZH_VERS)
+        mems = build_memories(rng, t, 90 - len(HAND[t["user"]]), zh_memory_text, ZH_VERS)
+        templated = list(mems)
+        hand = add_hand(rng, t["user"], mems)
         for m in mems:
             mid += 1
             m["id"] = f"zh-m{mid:04d}"
@@ -767,10 +917,15 @@ def gen_zh(rng):
         alltext = "".join(m["input"] + m["summary"] for m in mems)
         for neg in t["neg_topics"]:
             assert neg not in alltext, (t["user"], neg)
+        mems = templated
+        for m, q in hand:
+            qs.append((t["user"], q, [m], "decision"))
+        for q in HAND_NEG[t["user"]]:
+            qs.append((t["user"], q, [], "negative_decision"))
         groups = {}
         for m in mems:
             groups.setdefault((m["topic"], m["kind"]), []).append(m)
-        styles = ["lexical"] * 11 + ["paraphrase"] * 13 + ["near_duplicate"] * 12
+        styles = ["lexical"] * 10 + ["paraphrase"] * 16 + ["near_duplicate"] * 10
         rng.shuffle(styles)
         for style in styles:
             m, spec, style = pick_spec(rng, mems, groups, style)
@@ -786,6 +941,10 @@ def gen_zh(rng):
                 if length == "long":
                     q = lengthen_zh(rng, q)
             qs.append((t["user"], q, [x for x in mems if matches(x, spec)], style))
+        for _ in range(6):  # the topic is not named: only class, month and a detail of the content point to it
+            q, rel = indirect(rng, mems, "zh")
+            if rel:
+                qs.append((t["user"], q, rel, "indirect"))
         for _ in range(3):  # one follow-up about two earlier artifacts
             a, b = rng.sample(mems, 2)
             if a["topic"] == b["topic"]:
@@ -797,13 +956,13 @@ def gen_zh(rng):
                    or matches(x, {"topic": b["topic"], "kind": b["kind"]})]
             qs.append((t["user"], rng.choice(forms), rel, "two_artifacts"))
         chit = rng.sample(ZH_CHITCHAT, 4)
-        for i in range(13):
+        for i in range(11):
             if i < 4:
                 qs.append((t["user"], chit[i], [], "negative_chitchat"))
             else:
                 q = zh_negative(rng, t, alltext)
                 style = "negative_on_topic"
-                if i >= 11:
+                if i >= 9:
                     q, style = lengthen_zh(rng, q), "negative_on_topic_long"
                 qs.append((t["user"], q, [], style))
     return records_m + finish_queries(rng, "zh", records_m, qs, zh_variants)
@@ -838,7 +997,8 @@ def en_query_text(rng, m, style, spec, single):
         return rng.choice(forms), "lexical"
     if style == "paraphrase":
         forms = [f"Remember the {syn} we did on {alias}? {cap(act)}.", f"That {syn} about {alias} - {act}.",
-                 f"You made me something for {alias}, the {syn}. {cap(act)}."]
+                 f"You made me something for {alias}, the {syn}. {cap(act)}.", f"The thing we made for {alias}: {act}.",
+                 f"That {alias} material - {act}."]
         if "cls" in spec:
             forms = [f"{cls}'s {syn} on {alias}: {act}.", f"The {syn} on {alias} I used with {cls}, {act}."]
         elif single and m["details"] and rng.random() < 0.45:
@@ -849,18 +1009,36 @@ def en_query_text(rng, m, style, spec, single):
         if "ver" in spec:
             return rng.choice([f"{cap(name)} {kw}, {ver} specifically: {act}.",
                                f"The {ver} of the {name} {syn}, not the other one. {cap(act)}."]), style
+        if rng.random() < 0.5:
+            return rng.choice([f"The {syn} on {alias} for {cls}, not the other section: {act}.",
+                               f"{cls}'s version of that {alias} {syn} - {act}."]), style
         return rng.choice([f"The {name} {kw} for {cls}, not the other section: {act}.", f"{cls} version of the {name} {syn} - {act}.",
                            f"I need {cls}'s {name} {kw} again; {act}."]), style
     raise ValueError(style)
 
 
+EN_CONTEXT = ["Here is the revised version: I moved the warm-up to the start and cut the second reading, let me know if anything else needs changing.",
+              "Our department is doing common assessments this semester, so everything has to be aligned with the other sections.",
+              "A parent emailed about this yesterday, which reminded me I promised to fix it this week.",
+              "We're halfway through the semester and I want everything organized before finals review starts.",
+              "I'm out at a district training Thursday and Friday, so the sub will be using whatever I leave in the shared drive.",
+              "My department chair observed the class this morning and said the pacing should be tighter and the practice more scaffolded.",
+              "Done! It has three sections, each followed by an answer key and short explanations; print double-sided to save paper.",
+              "The kids finished last week's work and overall it went fine, but a few mistakes were really concentrated, so I want to deal with that now."]
+
+
 def lengthen_en(rng, q):
-    target = rng.randint(110, 260)
-    pool = rng.sample(EN_FILLERS, len(EN_FILLERS))
-    before, after = [], []
-    while len(" ".join(before + [q] + after)) < target and pool:
-        (before if rng.random() < 0.7 or after else after).append(pool.pop())
-    return " ".join(before + [q] + after)
+    ctx = rng.sample(EN_CONTEXT, 2)
+    parts = [ctx[0], q]
+    if len(" ".join(parts)) < 110:
+        parts.insert(0, rng.choice(EN_FILLERS))
+    elif rng.random() < 0.3:
+        parts.insert(0, ctx[1])
+    if rng.random() < 0.4:
+        parts.append(rng.choice(["Thanks!", "No rush.", "Today if possible.", "Appreciate it."]))
+    while len(" ".join(parts)) > 300:
+        parts.pop(0)
+    return " ".join(parts)
 
 
 def en_variants(rng, q):
@@ -876,7 +1054,9 @@ def gen_en(rng):
     records_m, qs = [], []
     mid = 0
     for t in EN_TEACHERS:
-        mems = build_memories(rng, t, 52, en_memory_text, EN_VERS)
+        mems = build_memories(rng, t, 70 - len(HAND[t["user"]]), en_memory_text, EN_VERS)
+        templated = list(mems)
+        hand = add_hand(rng, t["user"], mems)
         for m in mems:
             mid += 1
             m["id"] = f"en-m{mid:04d}"
@@ -885,6 +1065,11 @@ def gen_en(rng):
         alltext = " ".join(m["input"] + " " + m["summary"] for m in mems).lower()
         for neg in t["neg_topics"]:
             assert neg.lower() not in alltext, (t["user"], neg)
+        mems = templated
+        for m, q in hand:
+            qs.append((t["user"], q, [m], "decision"))
+        for q in HAND_NEG[t["user"]]:
+            qs.append((t["user"], q, [], "negative_decision"))
         groups = {}
         for m in mems:
             groups.setdefault((m["topic"], m["kind"]), []).append(m)
@@ -904,6 +1089,10 @@ def gen_en(rng):
                 if length == "long":
                     q = lengthen_en(rng, q)
             qs.append((t["user"], q, [x for x in mems if matches(x, spec)], style))
+        for _ in range(4):
+            q, rel = indirect(rng, mems, "en")
+            if rel:
+                qs.append((t["user"], q, rel, "indirect"))
         for _ in range(2):
             a, b = rng.sample(mems, 2)
             if a["topic"] == b["topic"]:
@@ -914,20 +1103,21 @@ def gen_en(rng):
                    or matches(x, {"topic": b["topic"], "kind": b["kind"]})]
             qs.append((t["user"], q, rel, "two_artifacts"))
         chit = rng.sample(EN_CHITCHAT, 3)
-        for i in range(9):
+        for i in range(8):
             if i < 3:
                 qs.append((t["user"], chit[i], [], "negative_chitchat"))
                 continue
-            neg = bare(rng.choice(t["neg_topics"]))
+            neg_full = rng.choice(t["neg_topics"])
+            neg = bare(neg_full)
             kind = rng.choice(t["kinds"])
             kw = rng.choice(EN_KIND_WORDS[kind])
             cls = rng.choice(t["classes"])
-            q = rng.choice([f"Can you send the {neg} {kw} again?", f"Make {art(kw)} on {neg} for {cls}.",
-                            f"{cls} starts {neg} next week, what should the {kw} look like?",
+            q = rng.choice([f"Can you send the {neg} {kw} again?", f"Make {art(kw)} on {neg_full} for {cls}.",
+                            f"{cls} starts {neg_full} next week, what should the {kw} look like?",
                             f"The {neg} {kw} from before - {rng.choice(EN_ACTIONS[kind])}.",
-                            f"Students keep getting confused about {neg}, any ideas?", f"{neg} {kw}"])
+                            f"Students keep getting confused about {neg_full}, any ideas?", f"{neg} {kw}"])
             style = "negative_on_topic"
-            if i >= 7:
+            if i >= 6:
                 q, style = lengthen_en(rng, q), "negative_on_topic_long"
             qs.append((t["user"], q, [], style))
     return records_m + finish_queries(rng, "en", records_m, qs, en_variants)

@@ -1,5 +1,7 @@
 /* The teacher pages' one script: streaming chat replies (fetch + ReadableStream over the
- * SSE endpoint) and the memory panel. No framework, no build step.
+ * SSE endpoint; 停止生成 aborts that fetch, which closes the server's stream and the
+ * model's with it), the reply actions (复制, 重新生成, 继续, exports are plain links),
+ * archive/restore, and the memory panel. No framework, no build step.
  *
  * Safety rule: text from the model or from history only ever reaches the page through
  * textContent while it streams; once a reply is done it is replaced by the server's
@@ -78,6 +80,46 @@
 
   function show(node, visible) { if (node) node.hidden = !visible; }
 
+  /* Restore an archived thread (chat page banner, archive list), then open it. */
+  function initRestore(apiRoot, notice) {
+    document.querySelectorAll(".restore-button").forEach(function (button) {
+      button.addEventListener("click", function () {
+        button.disabled = true;
+        api("POST", apiRoot + "threads/" + encodeURIComponent(button.dataset.threadId) + "/restore").then(function (result) {
+          button.disabled = false;
+          if (!result.ok) {
+            if (notice) { notice.textContent = errorText(result.code, result.data); show(notice, true); }
+            return;
+          }
+          window.location.assign(button.dataset.next);
+        });
+      });
+    });
+  }
+
+  /* Clipboard API where the page is a secure context (https, localhost); elsewhere (a
+   * school server on plain http) the older selection + execCommand("copy"). */
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) {
+      return navigator.clipboard.writeText(text).then(function () { return true; }, function () { return legacyCopy(text); });
+    }
+    return Promise.resolve(legacyCopy(text));
+  }
+
+  function legacyCopy(text) {
+    var box = document.createElement("textarea");
+    box.value = text;
+    box.setAttribute("readonly", "");
+    box.style.position = "fixed";
+    box.style.opacity = "0";
+    document.body.appendChild(box);
+    box.select();
+    var ok = false;
+    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+    box.remove();
+    return ok;
+  }
+
   document.querySelectorAll("form.autosubmit select").forEach(function (select) {
     select.addEventListener("change", function () { select.form.submit(); });
   });
@@ -92,6 +134,8 @@
     var form = document.getElementById("composer");
     var input = document.getElementById("composer-input");
     var sendButton = document.getElementById("send-button");
+    var stopButton = document.getElementById("stop-button");
+    var controller = null;  // the AbortController of the reply being streamed
     var chip = document.getElementById("continue-chip");
     var notice = document.getElementById("chat-notice");
     var title = document.getElementById("thread-title");
@@ -117,6 +161,8 @@
     function setBusy(value) {
       busy = value;
       sendButton.disabled = value;
+      show(sendButton, !value);
+      show(stopButton, value);
       root.classList.toggle("busy", value);
     }
 
@@ -152,14 +198,24 @@
       turn.classList.remove("streaming");
     }
 
-    function swapInRendered(turn, runId) {
-      return fetch(urlFor(root.dataset.runRowUrl, runId), { credentials: "same-origin" }).then(function (response) {
-        if (expired(response) || !response.ok) throw new Error(String(response.status));
-        return response.text();
-      }).then(function (html) {
-        var rendered = fragment(html);
-        if (rendered) turn.replaceWith(rendered);
-      }).catch(function () {
+    /* `settle`: the run may still be finishing on the server (a stopped reply is recorded
+     * when the server notices the closed stream): ask again a few times until it is. */
+    function swapInRendered(turn, runId, settle) {
+      var tries = settle ? 20 : 1;
+      function attempt() {
+        return fetch(urlFor(root.dataset.runRowUrl, runId), { credentials: "same-origin" }).then(function (response) {
+          if (expired(response) || !response.ok) throw new Error(String(response.status));
+          return response.text();
+        }).then(function (html) {
+          var rendered = fragment(html);
+          if (rendered && rendered.dataset.status === "running" && --tries > 0) {
+            return new Promise(function (resolve) { setTimeout(resolve, 400); }).then(attempt);
+          }
+          if (rendered && rendered.dataset.status !== "running") turn.replaceWith(rendered);
+          else throw new Error("still running");
+        });
+      }
+      return attempt().catch(function () {
         // Keep the streamed plain text; just stop the "generating" indicator.
         turn.classList.remove("streaming");
         var pending = turn.querySelector(".generating");
@@ -177,17 +233,34 @@
       try { return { name: name, data: data ? JSON.parse(data) : {} }; } catch (e) { return null; }
     }
 
-    function readStream(response, turn) {
+    /* The teacher pressed stop: keep what arrived, mark it, then show the server's record. */
+    function stoppedTurn(turn, runId) {
+      turn.classList.remove("streaming");
+      var bubble = turn.querySelector(".assistant");
+      bubble.classList.remove("running");
+      bubble.classList.add("stopped");
+      var pending = turn.querySelector(".generating");
+      if (pending) pending.remove();
+      var mark = document.createElement("p");
+      mark.className = "cut-note";
+      mark.textContent = ui.stopped || "";
+      bubble.appendChild(mark);
+      return runId ? swapInRendered(turn, runId, true) : Promise.resolve();
+    }
+
+    function readStream(response, turn, signal) {
       var reader = response.body.getReader();
       var decoder = new TextDecoder();
       var buffer = "";
       var out = turn.querySelector(".stream-text");
       var finished = null;
+      var runId = "";
 
       function handle(event) {
         if (event.name === "started") {
           adoptThread(event.data.thread_id);
-          if (event.data.run_id) turn.id = "turn-" + event.data.run_id;
+          runId = event.data.run_id || "";
+          if (runId) turn.id = "turn-" + runId;
         } else if (event.name === "delta") {
           out.textContent += event.data.text || "";
           scrollToEnd();
@@ -216,13 +289,14 @@
 
       return pump().catch(function () {}).then(function () {
         if (finished) return finished;
+        if (signal.aborted) return stoppedTurn(turn, runId);
         failTurn(turn, "network");
       });
     }
 
     function send() {
       var text = input.value;
-      if (busy || !text.trim()) return;
+      if (busy || input.disabled || !text.trim()) return;
       show(notice, false);
       var hint = document.getElementById("empty-hint");
       if (hint) hint.remove();
@@ -239,21 +313,26 @@
       input.value = "";
       setContinue("");
       setBusy(true);
+      controller = new AbortController();
+      var signal = controller.signal;
       fetch(apiRoot + "agents/" + encodeURIComponent(agentId) + "/run/stream", {
         method: "POST",
         credentials: "same-origin",
         headers: headers({ "Content-Type": "application/json", Accept: "text/event-stream" }),
-        body: JSON.stringify(body)
+        body: JSON.stringify(body),
+        signal: signal
       }).then(function (response) {
-        if (response.ok) return readStream(response, turn);
+        if (response.ok) return readStream(response, turn, signal);
         return response.json().catch(function () { return {}; }).then(function (data) {
           failTurn(turn, (data && data.code) || codeForStatus(response.status));
           if (!input.value) input.value = text;  // nothing was sent: give the text back
         });
       }, function () {
-        failTurn(turn, "network");
+        // Stopped before the reply began, or the network failed: nothing to keep.
+        failTurn(turn, signal.aborted ? "client_disconnected" : "network");
         if (!input.value) input.value = text;
       }).then(function () {
+        controller = null;
         setBusy(false);
         scrollToEnd();
         return refreshSidebar();
@@ -267,9 +346,39 @@
     input.addEventListener("keydown", function (event) {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) { event.preventDefault(); send(); }
     });
+    stopButton.addEventListener("click", function () { if (controller) controller.abort(); });
+
+    function sendText(text, continueFrom) {
+      if (busy || input.disabled) return;
+      input.value = text;
+      setContinue(continueFrom || "");
+      send();
+    }
+
     messages.addEventListener("click", function (event) {
-      var button = event.target.closest(".continue-button");
-      if (button) setContinue(button.dataset.runId);
+      var button = event.target.closest("button");
+      if (!button) return;
+      var turn = button.closest(".turn");
+      if (button.classList.contains("example")) {
+        sendText(button.textContent.trim());
+      } else if (button.classList.contains("continue-button")) {
+        setContinue(button.dataset.runId);
+      } else if (button.classList.contains("continue-cut")) {
+        // The reply stopped at the length cap: ask for the rest, on top of that reply.
+        sendText(button.textContent.trim(), button.dataset.runId);
+      } else if (button.classList.contains("regenerate-button") && turn) {
+        // The same input, on the same artifact if that turn continued one.
+        sendText(turn.querySelector(".bubble.user .text").textContent, turn.dataset.continuedFrom);
+      } else if (button.classList.contains("copy-button") && turn) {
+        var raw = turn.querySelector(".raw-output");
+        copyText(raw ? raw.value : "").then(function (ok) {
+          if (!ok) return say("clipboard");
+          button.dataset.label = button.dataset.label || button.textContent;
+          button.textContent = ui.copied || button.dataset.label;
+          button.classList.add("done");
+          setTimeout(function () { button.textContent = button.dataset.label; button.classList.remove("done"); }, 1500);
+        });
+      }
     });
     document.getElementById("continue-cancel").addEventListener("click", function () { setContinue(""); });
 
@@ -300,16 +409,48 @@
       });
     });
     document.getElementById("archive-button").addEventListener("click", function () {
-      if (!threadId) return;
+      if (!threadId || !window.confirm(ui.archive_confirm)) return;
       api("POST", apiRoot + "threads/" + encodeURIComponent(threadId) + "/archive").then(function (result) {
         if (!result.ok) return say(result.code);
         window.location.assign(root.dataset.chatUrl);
       });
     });
 
-    scrollToEnd();
+    initRestore(apiRoot, notice);
+    if (window.location.hash.indexOf("#turn-") === 0) {
+      var target = document.getElementById(window.location.hash.slice(1));
+      if (target) { target.classList.add("found"); target.scrollIntoView(); }
+    } else {
+      scrollToEnd();
+    }
     root.dataset.ready = "1";
   }
+
+  /* ------------------------------------------------- what the model saw */
+
+  /* A reply's "模型看到了什么" drawer loads its context sections the first time it is
+   * opened: a server-rendered, escaped fragment (never model text through innerHTML). */
+  document.addEventListener("toggle", function (event) {
+    var drawer = event.target;
+    if (!drawer.classList || !drawer.classList.contains("context-drawer") || !drawer.open) return;
+    if (drawer.dataset.loaded) return;
+    drawer.dataset.loaded = "loading";
+    var body = drawer.querySelector(".context-body");
+    fetch(drawer.dataset.url, { credentials: "same-origin", headers: headers({ Accept: "text/html" }) }).then(
+      function (response) {
+        if (expired(response)) return;
+        if (!response.ok) throw new Error(String(response.status));
+        return response.text().then(function (html) {
+          body.textContent = "";
+          body.appendChild(fragment(html));
+          drawer.dataset.loaded = "1";
+        });
+      }
+    ).catch(function () {
+      body.textContent = errorText("network");
+      delete drawer.dataset.loaded;
+    });
+  }, true);
 
   /* ---------------------------------------------------------- memory panel */
 
@@ -340,7 +481,48 @@
       li.querySelector(".fact-text").textContent = item.text;
       var meta = li.querySelector(".meta");
       if (meta) meta.textContent = confidenceText(item.confidence);
+      provenance(li.querySelector(".provenance"), item);
       return li;
+    }
+
+    function when(iso) {
+      if (!iso) return "";
+      var lang = document.documentElement.lang || undefined;
+      try {
+        return new Date(iso).toLocaleString(lang, { year: "numeric", month: "numeric", day: "numeric",
+                                                   hour: "2-digit", minute: "2-digit" });
+      } catch (e) { return iso.slice(0, 16).replace("T", " "); }
+    }
+
+    /* Where a fact or candidate came from (the conversation and the reply, as a link),
+     * and who confirmed it when. Text only through textContent. */
+    function provenance(slot, item) {
+      if (!slot) return;
+      var parts = [];
+      if (item.source_thread) {
+        var from = document.createElement("span");
+        from.className = "source";
+        from.textContent = format(ui.from_conversation, { date: when(item.source_at), excerpt: item.source_excerpt || "" }) + " ";
+        var link = document.createElement("a");
+        link.className = "source-link";
+        link.href = root.dataset.threadUrl.replace("THREAD_ID", encodeURIComponent(item.source_thread)) +
+          "#turn-" + encodeURIComponent(item.source_run);
+        link.textContent = ui.view_reply;
+        from.appendChild(link);
+        parts.push(from);
+      } else if (item.origin !== "manual") {
+        parts.push(document.createTextNode(ui.source_gone));
+      }
+      if (item.confirmed_at) {
+        var template = item.origin === "manual" ? ui.added_by : (item.confirmed_by_name ? ui.confirmed_by : ui.confirmed_at);
+        parts.push(document.createTextNode(format(template, { who: item.confirmed_by_name || "", date: when(item.confirmed_at) }).trim()));
+      }
+      if (item.seen_count > 1) parts.push(document.createTextNode(format(ui.seen, { n: item.seen_count })));
+      parts.forEach(function (part, index) {
+        if (index) slot.appendChild(document.createTextNode(" · "));
+        slot.appendChild(part);
+      });
+      show(slot, parts.length > 0);
     }
 
     function fill(listId, emptyId, countId, items, templateId, max) {
@@ -456,6 +638,8 @@
 
   var chatRoot = document.getElementById("chat");
   if (chatRoot) initChat(chatRoot);
+  var archivedRoot = document.getElementById("archived");
+  if (archivedRoot) initRestore(archivedRoot.dataset.apiRoot, document.getElementById("chat-notice"));
   var memoryRoot = document.getElementById("memory");
   if (memoryRoot) initMemory(memoryRoot);
 })();

@@ -38,16 +38,29 @@ def test_a_school_admin_cannot_move_an_api_key_to_another_school(admin_client, s
     assert key.tenant_id == school.pk and key.name == "moved?"
 
 
-def test_a_school_admin_cannot_move_an_agent_or_choose_its_secret(admin_client, agent, other_school, monkeypatch):
+def test_a_school_admin_cannot_move_an_agent_or_choose_a_server_secret(admin_client, agent, other_school):
     url = f"/admin/agents/agent/{agent.pk}/change/"
     data = _change_form_data(admin_client, url)
-    assert "api_key_env" not in data
+    assert "tenant" not in data
     data.update({"tenant": other_school.pk, "api_key_env": "SECRET_KEY", "base_url": "http://127.0.0.1:9/v1"})
+    response = admin_client.post(url, data)
+    assert response.status_code == 200, "refused with a form error"
+    assert "api_key_env" in response.context["adminform"].form.errors
+    agent.refresh_from_db()
+    assert agent.tenant_id != other_school.pk
+    assert agent.api_key_env == "" and agent.base_url == ""
+
+
+def test_an_operators_secret_never_follows_the_agent_to_a_new_endpoint(admin_client, agent):
+    Agent.objects.filter(pk=agent.pk).update(api_key_env="QWEN_API_KEY", base_url="https://dashscope.example/v1")
+    url = f"/admin/agents/agent/{agent.pk}/change/"
+    data = _change_form_data(admin_client, url)
+    assert data["api_key_env"] == "QWEN_API_KEY", "kept as the operator chose it while the endpoint stays"
+    data.update({"base_url": "http://127.0.0.1:9/v1"})
     response = admin_client.post(url, data)
     assert response.status_code == 302, response.content[:500]
     agent.refresh_from_db()
-    assert agent.tenant_id != other_school.pk
-    assert agent.api_key_env == ""
+    assert agent.base_url == "http://127.0.0.1:9/v1" and agent.api_key_env == ""
 
 
 def test_admin_agent_filters_list_only_the_admins_school(admin_client, agent, other_agent):

@@ -98,7 +98,7 @@ def test_a_stream_emits_started_deltas_and_done(api, agent):
     run = Run.objects.get(pk=started["run_id"])
     assert started["thread_id"] == run.thread_id
     assert "".join(data["text"] for name, data in events if name == "delta") == run.output
-    assert events[-1][1] == {"run_id": run.pk, "status": "completed"}
+    assert events[-1][1] == {"run_id": run.pk, "status": "completed", "finish_reason": "stop"}
 
 
 def test_a_stream_reports_a_provider_failure_as_an_error_event(api, agent, scripted_provider):

@@ -38,8 +38,10 @@ def test_a_duplicate_school_is_a_clear_error(db):
 def test_bootstrap_demo_fills_an_empty_database_once(db):
     out = _call("bootstrap_demo", "--url", "http://127.0.0.1:8000")
     assert "teacher /" in out and "API key:" in out
+    assert "(slug: demo)" in out  # the slug every other command asks for
     assert Tenant.objects.count() == 1
     assert Agent.objects.get().provider_kind == "local"
     assert User.objects.filter(role="teacher").count() == 1
-    assert "already" in _call("bootstrap_demo")
+    again = _call("bootstrap_demo")
+    assert "already" in again and "demo" in again
     assert Tenant.objects.count() == 1

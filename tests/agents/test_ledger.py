@@ -6,6 +6,7 @@ from agents import layers
 from agents.ledger import ContextLedger, Section
 from agents.models import Run
 from core.tokens import count_tokens
+from tests.threads.helpers import without_nonce
 
 LONG_ZH = "二叉树的遍历包括前序、中序和后序。" * 200
 LONG_EN = "Binary search trees keep keys in order. " * 200
@@ -102,7 +103,7 @@ def test_sections_appear_in_prompt_order_before_the_input(api, agent, settings, 
     agent.budget_total = 10_000
     agent.save()
     api.run(agent, "出一份数据结构试卷")
-    prompt = scripted_provider.last_call()["messages"][-1]["content"]
+    prompt = without_nonce(scripted_provider.last_call()["messages"][-1]["content"])
     assert prompt.index("二叉树") < prompt.index("Binary search") < prompt.index("相关历史") < prompt.index(
         "[用户问题]\n出一份数据结构试卷"
     )

@@ -66,13 +66,13 @@ def test_the_job_is_idempotent_and_ignores_missing_runs(agent, recording_layers,
     run_id = api.run(agent, "出题").json()["run_id"]
     recording_layers.clear()
     assert memory_job(run_id) == "done"
-    assert memory_job(run_id) == "done"
-    assert recording_layers == [("first", run_id), ("second", run_id)] * 2
+    assert memory_job(run_id) == "done", "a second delivery finds the work done"
+    assert recording_layers == [("first", run_id), ("second", run_id)]
     assert memory_job("run_missing") == "missing"
 
 
-def test_the_sweep_re_enqueues_a_job_that_never_finished_at_most_a_few_times(agent, api, settings, recording_layers,
-                                                                             memory_jobs):
+def test_the_sweep_re_sends_a_lost_job_and_gives_up_after_a_few_attempts(agent, api, settings, recording_layers,
+                                                                         memory_jobs):
     from datetime import timedelta
 
     from django.utils import timezone
@@ -81,16 +81,21 @@ def test_the_sweep_re_enqueues_a_job_that_never_finished_at_most_a_few_times(age
 
     run_id = api.run(agent, "出题").json()["run_id"]  # its job was "lost": never run (no on-commit here)
     assert Run.objects.get(pk=run_id).memory_done_at is None
-    assert memory_sweep() == 0, "not stale yet"
+    assert memory_sweep()["resent"] == 0, "not stale yet"
     settings.MEMORY_SWEEP_MAX = 2
     for attempt in (1, 2, 3):
+        # Each attempt takes the lease and "dies" holding it (the lease runs out).
         Run.objects.filter(pk=run_id).update(memory_enqueued_at=timezone.now() - timedelta(hours=2),
-                                             finished_at=timezone.now() - timedelta(hours=2), memory_done_at=None)
+                                             finished_at=timezone.now() - timedelta(hours=2), memory_done_at=None,
+                                             memory_steps={},
+                                             memory_leased_at=timezone.now() - timedelta(minutes=5),
+                                             memory_lease_until=timezone.now() - timedelta(minutes=4))
         recording_layers.clear()
-        swept = memory_sweep()
-        assert swept == (1 if attempt <= 2 else 0)
+        resent = memory_sweep()["resent"]
+        assert resent == (1 if attempt <= 2 else 0)
         assert bool(recording_layers) is (attempt <= 2)  # the queue runs inline in tests
-    assert Run.objects.get(pk=run_id).memory_sweeps == 2
+    run = Run.objects.get(pk=run_id)
+    assert (run.memory_sweeps, run.memory_attempts) == (2, 2)
 
 
 def test_the_sweep_leaves_runs_whose_memory_is_done(agent, api, memory_jobs, recording_layers):
@@ -104,11 +109,11 @@ def test_the_sweep_leaves_runs_whose_memory_is_done(agent, api, memory_jobs, rec
         run_id = api.run(agent, "出题").json()["run_id"]
     Run.objects.filter(pk=run_id).update(finished_at=timezone.now() - timedelta(hours=2),
                                          memory_enqueued_at=timezone.now() - timedelta(hours=2))
-    assert memory_sweep() == 0
+    assert memory_sweep()["resent"] == 0
 
 
 def test_the_sweep_fails_a_run_abandoned_mid_stream_so_its_thread_can_move_on(agent, school, recording_layers,
-                                                                              memory_jobs):
+                                                                              memory_jobs, settings):
     from datetime import timedelta
 
     from django.utils import timezone
@@ -118,9 +123,12 @@ def test_the_sweep_fails_a_run_abandoned_mid_stream_so_its_thread_can_move_on(ag
     from agents.tasks import memory_sweep
 
     prepared = run_prepare(actor=Actor(tenant=school, via_api_key=True), agent=agent, input="出题")  # never finished
-    assert memory_sweep() == 0
+    assert memory_sweep()["abandoned"] == 0
     assert Run.objects.get(pk=prepared.run.pk).status == Run.Status.RUNNING, "a live run is left alone"
     Run.objects.filter(pk=prepared.run.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    assert memory_sweep()["abandoned"] == 0, "an old run whose heartbeat is fresh is still alive"
+    Run.objects.filter(pk=prepared.run.pk).update(
+        heartbeat_at=timezone.now() - timedelta(seconds=settings.RUN_ABANDONED_AFTER_SECONDS + 1))
     with memory_jobs():
         memory_sweep()
     run = Run.objects.get(pk=prepared.run.pk)

@@ -44,22 +44,50 @@ def test_endpoints_are_classified_local_or_cloud(url, local):
     assert endpoint_is_local(url) is local
 
 
-def test_memory_work_of_a_cloud_agent_falls_back_only_to_a_local_model():
+def test_memory_work_of_a_cloud_agent_falls_back_only_to_a_local_model(settings):
+    settings.LOCAL_OLLAMA_URL = "http://127.0.0.1:11434"
     chain = memory_providers(_agent(base_url="https://dashscope.aliyuncs.com/compatible-mode/v1"))
-    assert chain[0].kind == "openai"
-    assert all(p.is_local for p in chain[1:]) and len(chain) >= 2
+    assert [p.kind for p in chain] == ["openai", "ollama"]
+    assert all(p.is_local for p in chain[1:])
 
 
-def test_a_local_first_agent_never_reaches_a_cloud_provider_for_memory_work():
+def test_a_local_first_agent_never_reaches_a_cloud_provider_for_memory_work(settings):
+    settings.LOCAL_OLLAMA_URL = "http://127.0.0.1:11434"
     chain = memory_providers(
         _agent(base_url="https://dashscope.aliyuncs.com/compatible-mode/v1", local_first=True)
     )
     assert chain and all(p.is_local for p in chain)
 
 
-def test_a_local_agents_memory_work_stays_on_the_local_model():
+def test_fitness_for_memory_work_is_a_capability_each_provider_kind_declares():
+    from agents.providers import _kinds
+
+    declared = {kind: cls.__dict__.get("fit_for_memory", "inherited") for kind, cls in _kinds().items()}
+    assert declared["local"] is False
+    fit = {kind: cls(model="smollm2-135m-instruct").fit_for_memory for kind, cls in _kinds().items()}
+    # The same model name on a real server is fit: the class decides, not the name.
+    assert fit == {"local": False, "openai": True, "ollama": True, "scripted": True}
+
+
+def test_the_built_in_model_is_never_asked_to_do_memory_work(settings):
+    settings.LOCAL_OLLAMA_URL = ""
+    assert memory_providers(_agent(provider_kind="local", model="smollm2", local_first=True)) == []
+    assert memory_providers(_agent(provider_kind="openai", base_url="http://127.0.0.1:9/v1", local_first=True))
+
+
+def test_a_built_in_agent_with_an_on_premises_ollama_does_its_memory_work_there(settings):
+    settings.LOCAL_OLLAMA_URL = "http://127.0.0.1:11434"
     chain = memory_providers(_agent(provider_kind="local", model="smollm2", local_first=True))
-    assert [p.kind for p in chain] == ["local"]
+    assert [p.kind for p in chain] == ["ollama"]
+
+
+def test_only_an_agent_on_the_built_in_model_is_flagged_as_such():
+    from agents.providers import runs_on_builtin_model
+
+    assert runs_on_builtin_model(_agent(provider_kind="local", model="smollm2-135m-instruct"))
+    assert not runs_on_builtin_model(_agent(provider_kind="openai", model="smollm2-135m-instruct",
+                                            base_url="http://127.0.0.1:9/v1"))
+    assert not runs_on_builtin_model(_agent(provider_kind="ollama", model="qwen2.5:3b"))
 
 
 def test_the_price_table_turns_real_token_counts_into_cost(settings):

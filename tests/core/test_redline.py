@@ -1,23 +1,42 @@
-"""Red line 2 is table-driven: every sensitive sample is blocked with the right kind,
-every benign teaching fact passes. Run with -s to see both rates."""
+"""Red line v3 is table-driven: every rule's own examples, the old sample table, the
+≥200-sentence acceptance table with its rates, and the obfuscation suite. Run with -s
+to see the rates."""
 
 import pytest
 
 from core import redline
+from core.normalize import normalize
 from tests.core.redline_samples import BENIGN, SENSITIVE, generated_id_numbers
+from tests.core import redline_table
+
+RULE_POSITIVES = [(rule, text) for rule in redline.RULES for text in rule.positives]
+RULE_NEGATIVES = [(rule, text) for rule in redline.RULES for text in rule.negatives]
 
 
-def test_the_table_is_big_enough_to_mean_something():
-    assert len(SENSITIVE) >= 40 and len(BENIGN) >= 40
-    kinds = {kind for _, kind in SENSITIVE}
-    assert kinds == set(redline.KINDS)
+def test_every_rule_has_a_known_kind_a_unique_name_and_examples_both_ways():
+    names = [rule.name for rule in redline.RULES]
+    assert len(names) == len(set(names))
+    assert {rule.kind for rule in redline.RULES} == set(redline.KINDS)
+    for rule in redline.RULES:
+        assert rule.positives and rule.negatives, rule.name
+
+
+@pytest.mark.parametrize(("rule", "text"), RULE_POSITIVES, ids=[f"{r.name}-{i}" for i, (r, _) in
+                                                                  enumerate(RULE_POSITIVES)])
+def test_each_rule_finds_its_positive_examples(rule, text):
+    assert rule.find(text, normalize(text))
+    assert rule.kind in redline.check(text).kinds
+
+
+@pytest.mark.parametrize(("rule", "text"), RULE_NEGATIVES, ids=[f"{r.name}-{i}" for i, (r, _) in
+                                                                  enumerate(RULE_NEGATIVES)])
+def test_each_rule_leaves_its_negative_examples_alone(rule, text):
+    assert not rule.find(text, normalize(text))
 
 
 @pytest.mark.parametrize(("text", "kind"), SENSITIVE, ids=[f"{k}-{i}" for i, (_, k) in enumerate(SENSITIVE)])
 def test_each_sensitive_sample_is_blocked_with_its_kind(text, kind):
-    verdict = redline.check(text)
-    assert not verdict.ok
-    assert kind in verdict.kinds
+    assert kind in redline.check(text).kinds
 
 
 @pytest.mark.parametrize("text", BENIGN)
@@ -25,12 +44,24 @@ def test_each_benign_teaching_fact_passes(text):
     assert redline.check(text).kinds == ()
 
 
-def test_the_block_rate_is_100_percent_and_the_pass_rate_is_100_percent():
-    blocked = sum(1 for text, kind in SENSITIVE if kind in redline.check(text).kinds)
-    passed = sum(1 for text in BENIGN if redline.check(text).ok)
-    print(f"\nred line 2: blocked {blocked}/{len(SENSITIVE)} sensitive ({blocked / len(SENSITIVE):.0%}), "
-          f"passed {passed}/{len(BENIGN)} benign ({passed / len(BENIGN):.0%})")
-    assert (blocked, passed) == (len(SENSITIVE), len(BENIGN))
+def test_the_acceptance_table_refuses_99_percent_of_sensitive_and_at_most_2_percent_of_benign():
+    sensitive, benign = redline_table.SENSITIVE, redline_table.BENIGN
+    assert len(sensitive) + len(benign) >= 200 and min(len(sensitive), len(benign)) >= 90
+    refused = [t for t in sensitive if redline.check(t)]
+    false = [t for t in benign if redline.check(t)]
+    print(f"\nred line v3 table: refused {len(refused)}/{len(sensitive)} sensitive "
+          f"({len(refused) / len(sensitive):.1%}), refused {len(false)}/{len(benign)} benign "
+          f"({len(false) / len(benign):.1%})")
+    assert len(refused) / len(sensitive) >= 0.99, sorted(set(sensitive) - set(refused))
+    assert len(false) / len(benign) <= 0.02, false
+
+
+def test_every_obfuscated_value_is_refused():
+    suite = redline_table.OBFUSCATED
+    assert len(suite) >= 60 and len({trick for trick, _ in suite}) == len(suite)
+    missed = [trick for trick, value in suite if not redline.check(value)]
+    print(f"\nobfuscation suite: refused {len(suite) - len(missed)}/{len(suite)}")
+    assert missed == []
 
 
 def test_the_check_digit_follows_gb_11643():
@@ -46,25 +77,16 @@ def test_an_identity_number_is_found_next_to_a_phone_number_in_one_run_of_digits
     assert redline.check(f"{number} 13812345678").kinds == ("id_number", "phone")
 
 
-def test_full_width_digits_and_zero_width_characters_do_not_hide_a_number():
-    assert redline.check("电话１３８１２３４５６７８").kind == "phone"
-    assert redline.check("电话138\u200b1234\u200b5678").kind == "phone"
-
-
 def test_luhn_separates_a_card_number_from_any_long_number():
     assert redline.luhn_ok("4111111111111111")
     assert not redline.luhn_ok("4111111111111112")
     assert redline.check("订单号 4111111111111112").ok
 
 
-def test_a_short_list_of_numbers_is_not_read_as_a_phone_number():
-    assert redline.check("题号 1-3-5-7-9-11-13-15").ok
-
-
-def test_the_term_list_is_data_with_known_kinds():
-    assert redline.TERMS_FILE.name == "sensitive_terms.txt"
-    kinds = {kind for kind, _, _ in redline._term_patterns()}
-    assert kinds == {"health", "family"}
+def test_a_luhn_valid_number_that_no_card_starts_with_is_not_a_card():
+    isbn = "9787040504394"
+    assert redline.luhn_ok("79927398713") and not redline.is_bank_card("79927398713")
+    assert redline.check(f"ISBN {isbn}").ok
 
 
 def test_an_upper_case_term_is_case_sensitive_where_the_list_says_so():
@@ -72,12 +94,38 @@ def test_an_upper_case_term_is_case_sensitive_where_the_list_says_so():
     assert redline.check("uses visual aids").ok
 
 
-@pytest.mark.parametrize("text", ["138.1234.5678", "(138) 1234-5678", "138/1234/5678", "1 3 8 1 2 3 4 5 6 7 8",
-                                  "家长电话一三八一二三四五六七八", "小明数学九十二分", "小明 math 59 分"])
-def test_numbers_and_grades_written_to_slip_past_the_filter_are_still_blocked(text):
-    assert not redline.check(text).ok
+def test_a_term_means_something_else_in_the_context_the_list_names():
+    assert redline.check("小明近视，坐第一排").kind == "health"
+    assert redline.check("用凹透镜矫正近视的光学原理").ok
 
 
-@pytest.mark.parametrize("text", ["2023.10.15 13:45 上课", "课程编号 2023 1015 1345", "第3章 10道题 45分钟"])
-def test_dates_times_and_codes_side_by_side_are_not_numbers_to_block(text):
+def test_a_dictionary_word_is_not_read_as_a_typo_of_a_term():
+    assert redline.check("王同学有哮踹").kind == "health"
+    for word in ("结合律", "双向链表", "近似值", "不过民间故事"):
+        assert redline.check(word).ok, word
+
+
+def test_pinyin_counts_only_when_it_is_typed_in_latin():
+    assert redline.check("他有tangniaobing").kind == "health"
+    assert redline.check("小船").ok  # xiaochuan, like 哮喘, but written in characters
+
+
+def test_the_term_file_rejects_an_unknown_flag(tmp_path):
+    path = tmp_path / "terms.txt"
+    path.write_text("[health]\n抑郁 | sometimes\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown flag"):
+        redline.terms.load_terms(path, redline.KINDS)
+
+
+def test_redact_keeps_the_clean_sentences_of_a_summary():
+    text = "本轮讨论了二叉树的遍历。张三数学考了92分。下次讲红黑树。"
+    clean, verdict = redline.redact(text)
+    assert verdict.kinds == ("score",)
+    assert "92" not in clean and "二叉树" in clean and "红黑树" in clean
+    assert redline.redact("二叉树。") == ("二叉树。", redline.Verdict())
+
+
+@pytest.mark.parametrize("text", ["2023.10.15 13:45 上课", "课程编号 2023 1015 1345", "第3章 10道题 45分钟",
+                                  "题号 1-3-5-7-9-11-13-15"])
+def test_dates_times_lists_and_codes_side_by_side_are_not_numbers_to_block(text):
     assert redline.check(text).ok

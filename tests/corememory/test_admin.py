@@ -4,6 +4,7 @@
 from datetime import timedelta
 
 import pytest
+from django.contrib.admin.utils import quote
 from django.contrib.messages import get_messages
 from django.utils import timezone
 
@@ -60,7 +61,7 @@ def test_another_schools_admin_can_neither_see_nor_confirm_nor_delete_our_candid
     client.force_login(other_school_admin)
     assert ours.text not in texts(client.get(CANDIDATES))
     for action in ("confirm_candidates", "delete_candidates"):
-        client.post(CANDIDATES, {"action": action, "_selected_action": [ours.pk]}, follow=True)
+        client.post(CANDIDATES, {"action": action, "post": "yes", "_selected_action": [ours.pk]}, follow=True)
     assert CoreCandidate.objects.filter(pk=ours.pk).exists()
     assert not CoreFact.objects.filter(tenant=ours.tenant).exists()
 
@@ -68,7 +69,7 @@ def test_another_schools_admin_can_neither_see_nor_confirm_nor_delete_our_candid
 def test_bulk_confirm_calls_the_service_and_reports_the_count(admin_client, school_admin, teacher, make_candidate):
     first = make_candidate("教高二", owner=teacher)
     second = make_candidate("每周三上实验课", owner=teacher)
-    response = admin_client.post(CANDIDATES, {"action": "confirm_candidates", "_selected_action": [first.pk, second.pk]},
+    response = admin_client.post(CANDIDATES, {"action": "confirm_candidates", "post": "yes", "_selected_action": [first.pk, second.pk]},
                                  follow=True)
     assert any("已确认 2 条候选事实" in m for m in flash(response))
     facts = CoreFact.objects.filter(owner=teacher)
@@ -84,7 +85,7 @@ def test_bulk_confirm_says_what_was_evicted_and_what_was_refused(admin_client, t
     fine = make_candidate("教高二", owner=teacher)
     # A candidate stored before the term list knew this word.
     sensitive = make_candidate("王同学患有哮喘", owner=teacher)
-    response = admin_client.post(CANDIDATES, {"action": "confirm_candidates",
+    response = admin_client.post(CANDIDATES, {"action": "confirm_candidates", "post": "yes",
                                               "_selected_action": [fine.pk, sensitive.pk]}, follow=True)
     messages = " ".join(flash(response))
     assert "已确认 1 条候选事实" in messages
@@ -96,7 +97,7 @@ def test_bulk_confirm_says_what_was_evicted_and_what_was_refused(admin_client, t
 
 def test_bulk_delete_reports_the_count(admin_client, teacher, make_candidate):
     candidates = [make_candidate(f"偏好{i}", owner=teacher) for i in range(3)]
-    response = admin_client.post(CANDIDATES, {"action": "delete_candidates",
+    response = admin_client.post(CANDIDATES, {"action": "delete_candidates", "post": "yes",
                                               "_selected_action": [c.pk for c in candidates[:2]]}, follow=True)
     assert any("已删除 2 条候选事实" in m for m in flash(response))
     assert list(CoreCandidate.objects.values_list("pk", flat=True)) == [candidates[2].pk]
@@ -145,8 +146,9 @@ def test_a_facts_source_run_is_a_read_only_link(admin_client, api, agent, teache
     run = Run.objects.get(pk=api.run(agent, "我教高二").json()["run_id"])
     candidate = make_candidate("教高二", owner=teacher, run=run)
     fact = services.candidate_confirm(tenant=teacher.tenant, candidate=candidate).fact
-    page = texts(admin_client.get(f"{FACTS}{fact.pk}/change/"))
-    assert f'href="/admin/agents/run/{run.pk}/change/"' in page
+    page = texts(admin_client.get(f"{FACTS}{quote(fact.pk)}/change/"))
+    # admin-quoted: "run_41…" unquoted would open "runA…"
+    assert f'href="/admin/agents/run/{quote(run.pk)}/change/"' in page
     assert 'name="source_run"' not in page
 
 
@@ -157,13 +159,13 @@ def test_another_schools_admin_cannot_see_or_edit_our_facts(client, other_school
     assert client.get(f"{FACTS}{fact.pk}/change/").status_code in (302, 404)
     client.post(f"{FACTS}{fact.pk}/change/", {"text": "被改了"})
     client.post(f"{FACTS}{fact.pk}/delete/", {"post": "yes"})
-    client.post(FACTS, {"action": "delete_facts", "_selected_action": [fact.pk]})
+    client.post(FACTS, {"action": "delete_facts", "post": "yes", "_selected_action": [fact.pk]})
     assert CoreFact.objects.get(pk=fact.pk).text == "教高二"
 
 
 def test_a_school_admin_can_delete_a_fact(admin_client, teacher, add_fact):
     fact = add_fact(Actor(tenant=teacher.tenant, user=teacher), "教高二")
-    response = admin_client.post(FACTS, {"action": "delete_facts", "_selected_action": [fact.pk]}, follow=True)
+    response = admin_client.post(FACTS, {"action": "delete_facts", "post": "yes", "_selected_action": [fact.pk]}, follow=True)
     assert any("已删除 1 条事实" in m for m in flash(response))
     assert not CoreFact.objects.exists()
 
@@ -179,7 +181,7 @@ def test_a_superuser_sees_every_school(client, both_schools, django_user_model):
     client.force_login(root)
     body = texts(client.get(CANDIDATES))
     assert all(c.text in body for c in both_schools)
-    response = client.post(CANDIDATES, {"action": "confirm_candidates",
+    response = client.post(CANDIDATES, {"action": "confirm_candidates", "post": "yes",
                                         "_selected_action": [c.pk for c in both_schools]}, follow=True)
     assert any("已确认 2 条候选事实" in m for m in flash(response))
     assert set(CoreFact.objects.values_list("tenant__slug", flat=True)) == {"yizhong", "erzhong"}

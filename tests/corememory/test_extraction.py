@@ -89,11 +89,11 @@ def test_a_claim_left_by_a_dead_worker_is_taken_again_after_the_job_timeout(
 
     run_id = teacher_api.run(agent, PREFERENCE).json()["run_id"]  # no memory job yet
     CoreExtraction.objects.create(run_id=run_id, claimed_at=timezone.now())
-    assert services.candidates_extract_for_run(run=Run.objects.get(pk=run_id)) == "claimed"
+    assert services.candidates_extract_for_run(run=Run.objects.get(pk=run_id)).note == "claimed"
     CoreExtraction.objects.filter(run_id=run_id).update(
         claimed_at=timezone.now() - timedelta(seconds=settings.Q_CLUSTER["timeout"] + 1))
     extract_replies([{"fact": "教高二", "confidence": 0.9}])
-    assert services.candidates_extract_for_run(run=Run.objects.get(pk=run_id)) == "proposed"
+    assert services.candidates_extract_for_run(run=Run.objects.get(pk=run_id)).note == "proposed"
     assert CoreCandidate.objects.count() == 1
 
 

@@ -8,12 +8,13 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from agents.models import Run
+from tests.threads.helpers import without_nonce
 from core.tokens import count_tokens
 from corememory.models import CoreFact
 
 
 def sent_prompt(run_id) -> str:
-    return Run.objects.get(pk=run_id).context["messages"][-1]["content"]
+    return without_nonce(Run.objects.get(pk=run_id).context["messages"][-1]["content"])
 
 
 def core_section(run_id) -> dict | None:

@@ -5,6 +5,7 @@ Replies are chosen from the teacher's request (the text after the input label), 
 from the history around it, so the same request gets the same reply in any thread."""
 
 import json
+import re
 
 from agents.providers.base import ProviderError
 from agents.providers.scripted import default_responder
@@ -45,15 +46,14 @@ FACTS = {
     "期末考试": "期末考试老师也用 100 分制。",
 }
 
-LABELS = ("[用户问题]\n", "[User request]\n")
+# The input label, with the run's fence nonce: "[用户问题 ⟦kqfwmzrah⟧]".
+LABEL = re.compile(r"\[(?:用户问题|User request) ⟦[a-z0-9]+⟧\]\n")
 
 
 def request_of(messages) -> str:
     prompt = messages[-1]["content"] if messages else ""
-    for label in LABELS:
-        if label in prompt:
-            return prompt.rsplit(label, 1)[1]
-    return prompt
+    parts = LABEL.split(prompt)
+    return parts[-1] if len(parts) > 1 else prompt
 
 
 def respond(messages, purpose):

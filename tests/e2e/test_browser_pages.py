@@ -285,6 +285,7 @@ def test_a_teacher_renames_and_archives_a_thread(open_page, site):
     page.reload()
     assert page.locator("#thread-title").inner_text() == "期中试卷（二班）"
 
+    page.once("dialog", lambda dialog: dialog.accept())  # archiving asks first
     page.click("#archive-button")
     page.wait_for_url(re.compile(r"/chat/(new/)?$"))
     assert page.url != thread_url
@@ -420,7 +421,7 @@ def test_the_costs_page_charts_run_and_memory_cost_per_day(open_page, site, shot
     page.goto("/costs/")
     assert page.locator("svg.cost-chart rect.bar-run").count() == 14
     assert float(page.locator("#total-cost").inner_text()) == pytest.approx(0.0865 + 0.0155, abs=1e-4)
-    assert page.locator(".cost-table tbody tr").count() == 5
+    assert page.locator("#cost-per-day tbody tr").count() == 5
     page.screenshot(path=str(shots / "costs.png"), full_page=True)
     page.set_viewport_size({"width": 360, "height": 740})
     assert page.evaluate("document.documentElement.scrollWidth") <= 360

@@ -206,9 +206,9 @@ def test_paging_out_of_range_is_a_422(api, agent, params):
     assert response.json()["code"] == "validation_error"
 
 
-def test_a_document_with_a_lone_surrogate_is_stored_without_it(api, agent):
+def test_a_typed_document_with_a_lone_surrogate_is_refused_like_any_text(api, agent):
     import json
 
     response = api.post(f"/api/agents/{agent.pk}/documents", raw=json.dumps({"title": "t", "text": "二叉树 \ud800 遍历"}))
-    assert response.status_code == 201, response.content
-    assert "\ud800" not in Document.objects.get().text
+    assert (response.status_code, response.json()["code"]) == (422, "invalid_text"), response.content
+    assert not Document.objects.exists()

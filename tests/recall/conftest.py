@@ -24,7 +24,11 @@ def remember(api, memory_jobs):
 
 
 def prompt_of(scripted_provider) -> str:
-    return scripted_provider.last_call()["messages"][-1]["content"]
+    """The last user message, its boundary lines' nonce tags taken out (tests/core/test_escapes.py
+    checks the nonces themselves)."""
+    from tests.threads.helpers import without_nonce
+
+    return without_nonce(scripted_provider.last_call()["messages"][-1]["content"])
 
 
 def section(run_id, layer):

@@ -5,6 +5,7 @@ import pytest
 from agents import layers
 from agents.services import agent_create
 from tests.recall.conftest import prompt_of, section
+from tests.threads.helpers import without_nonce
 
 
 def test_a_related_past_run_is_injected_and_an_unrelated_one_is_not(agent, remember, scripted_provider):
@@ -104,12 +105,13 @@ def test_runs_the_thread_section_shows_are_not_repeated(agent, remember, setting
 def test_the_recall_section_stays_within_its_budget(agent, remember):
     for i in range(3):
         remember(agent, f"数据结构第{i}章：" + "二叉树的前序、中序、后序遍历和层序遍历。" * 80)
-    agent.budget_recall = 150
+    agent.budget_recall = 180  # the fence's two lines with their nonces take about 86 of it
     agent.save()
     current = remember(agent, "数据结构二叉树遍历")
     recalled = section(current["run_id"], "recall")
-    assert recalled["tokens"] <= 150
-    assert recalled["text"].startswith("[相关历史 — ") and recalled["text"].endswith("[相关历史结束]")
+    assert recalled["tokens"] <= 180
+    text = without_nonce(recalled["text"])
+    assert text.startswith("[相关历史 — ") and text.endswith("[相关历史结束]")
 
 
 def test_another_teachers_history_never_surfaces(agent, teacher, second_teacher, client, remember, scripted_provider):

@@ -1,9 +1,29 @@
 """Small helpers shared by the thread tests."""
 
+import re
+
 from agents.providers import scripted
+from core.fencing import DATAMARK
 from threads.prompts import FENCE
 
 ZH, EN = FENCE["zh"], FENCE["en"]
+
+NONCE_TAG = re.compile(r" ⟦([a-z]{9})⟧")
+
+
+def sent_nonce(purpose: str = "chat") -> str:
+    """The fence nonce the system prompt of the last `purpose` call named."""
+    return NONCE_TAG.search(scripted.last_call(purpose)["messages"][0]["content"]).group(1)
+
+
+def without_nonce(prompt: str) -> str:
+    """The prompt with the nonce tags of its boundary lines taken out."""
+    return NONCE_TAG.sub("", prompt)
+
+
+def said(marks: dict, speaker: str, text: str) -> str:
+    """A turn as the thread section shows it: our speaker line, then the datamarked text."""
+    return f"{marks[speaker].strip()}\n{DATAMARK}{text}"
 
 
 def say(api, agent, text, memory_jobs=None, **body) -> dict:
@@ -33,10 +53,15 @@ def sent_prompt(purpose: str = "chat") -> str:
 
 
 def thread_section(prompt: str, marks=ZH) -> str:
-    """The text between the thread fence's opening and closing lines ("" when absent)."""
-    if marks["open"] not in prompt:
+    """The text between the thread fence's opening and closing lines ("" when absent);
+    both lines must carry a nonce."""
+    plain = without_nonce(prompt)
+    if marks["open"] not in plain:
         return ""
-    inner = prompt.split(marks["open"], 1)[1]
+    for line in (marks["open"], marks["close"]):
+        head, _, rest = line.partition(" — ")
+        assert re.search(re.escape(head) + NONCE_TAG.pattern + re.escape(_ + rest), prompt), "a fence line lacks its nonce"
+    inner = plain.split(marks["open"], 1)[1]
     assert marks["close"] in inner, "the fence is never left open"
     return inner.split(marks["close"], 1)[0]
 

@@ -98,6 +98,7 @@ def test_a_bad_title_is_refused_with_a_code(api, agent, body, code):
 THREAD_ENDPOINTS = [
     ("get", "/api/threads/{thread}/runs", None),
     ("post", "/api/threads/{thread}/archive", None),
+    ("post", "/api/threads/{thread}/restore", None),
     ("patch", "/api/threads/{thread}", {"title": "改名"}),
 ]
 
@@ -169,8 +170,9 @@ def test_the_thread_list_never_shows_another_owners_threads(api, teachers, agent
     assert _ids(theirs.get(f"/api/agents/{agent.pk}/threads")) == []
     assert _ids(api.get(f"/api/agents/{agent.pk}/threads")) == [school_thread]
     assert _ids(api.get(f"/api/agents/{agent.pk}/threads", user="stu-1")) == [student_thread]
-    # A teacher can't widen their scope with ?user=.
-    assert _ids(theirs.get(f"/api/agents/{agent.pk}/threads", user="stu-1")) == []
+    # A teacher can't widen their scope with ?user=: refused, not silently ignored.
+    response = theirs.get(f"/api/agents/{agent.pk}/threads", user="stu-1")
+    assert (response.status_code, response.json()["code"]) == (422, "user_not_accepted")
 
 
 def test_a_teacher_cannot_run_on_another_teachers_thread(teachers, agent):

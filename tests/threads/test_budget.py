@@ -5,7 +5,8 @@ import pytest
 from agents.models import Run
 from agents.providers import scripted
 from core.tokens import count_tokens
-from tests.threads.helpers import ZH, say, sent_prompt, thread_section
+from tests.threads.helpers import ZH, say, sent_prompt, thread_section, without_nonce
+from core.fencing import with_nonce
 from threads.layer import render_thread_section
 
 CJK_PARAGRAPH = "二叉树的前序遍历先访问根结点，再遍历左子树和右子树；哈希表用散列函数把关键字映射到桶中。"
@@ -63,7 +64,9 @@ def test_a_200_turn_thread_with_long_cjk_and_english_turns_never_exceeds_the_bud
         summary, turns = _parts(section["text"])
         assert count_tokens(summary) <= agent.budget_thread_summary
         assert count_tokens(turns) <= agent.budget_thread_turns
-        assert section["text"].startswith(ZH["open"]) and section["text"].endswith(ZH["close"])
+        nonce = context["fence_nonce"]
+        assert section["text"].startswith(with_nonce(ZH["open"], nonce))
+        assert section["text"].endswith(with_nonce(ZH["close"], nonce))
         assert context["total_tokens"] <= context["total_budget"]
         sizes.append(tokens)
     # The newest turn is always there, however long it was.
@@ -79,12 +82,13 @@ def test_the_section_fits_any_grant_and_is_never_left_unfenced(agent, cap):
         for i in range(1, 4)
     ]
     text, shown = render_thread_section(
-        language="zh", summary=CJK_PARAGRAPH * 80, turns=turns, cap=cap, summary_budget=600, turns_budget=1200
+        language="zh", summary=CJK_PARAGRAPH * 80, turns=turns, cap=cap, summary_budget=600, turns_budget=1200,
+        nonce="kqfwmzrah",
     )
     assert count_tokens(text) <= cap
     if text:
-        assert text.startswith(ZH["open"]) and text.endswith(ZH["close"])
-        assert text.count(ZH["close"]) == 1
+        assert text.startswith(with_nonce(ZH["open"], "kqfwmzrah")) and text.endswith(with_nonce(ZH["close"], "kqfwmzrah"))
+        assert without_nonce(text).count(ZH["close"]) == 1
     else:
         assert shown == []
 
@@ -99,6 +103,7 @@ def test_huge_turns_are_cut_at_token_boundaries_and_the_newest_is_kept():
     text, shown = render_thread_section(language="zh", summary="", turns=turns, cap=2000, summary_budget=600,
                                         turns_budget=1200)
     assert shown == ["run_old", "run_new"]
+    # The turns' share, plus the frame and our speaker lines around the datamarked text.
     assert count_tokens(text) <= 1200 + count_tokens(f"{ZH['open']}\n{ZH['close']}") + 2
     assert text.count("…") == 4  # both sides of both turns were cut, each marked
 
@@ -109,12 +114,12 @@ def test_huge_turns_are_cut_at_token_boundaries_and_the_newest_is_kept():
 
 
 def test_the_thread_section_gets_no_more_than_the_ledger_grants(api, agent, memory_jobs):
-    agent.budget_total = 120
+    agent.budget_total = 140  # the fence's two lines with their nonces are about 100 tokens
     agent.save()
     first = say(api, agent, CJK_PARAGRAPH * 20, memory_jobs)
     reply = say(api, agent, "继续", memory_jobs, thread_id=first["thread_id"])
     context = Run.objects.get(pk=reply["run_id"]).context
     [section] = context["sections"]
-    assert section["budget"] == 120 and section["tokens"] <= 120
+    assert section["budget"] == 140 and section["tokens"] <= 140
     assert thread_section(section["text"]), "still fenced when squeezed"
     assert scripted.last_call("chat")

@@ -6,7 +6,8 @@ from django.test import Client
 from agents.models import Run
 from agents.runner import ARTIFACT_CLOSE, ARTIFACT_OPEN
 from tests.conftest import ApiClient, sse_events
-from tests.threads.helpers import ZH, say, sent_prompt, thread_section
+from core.fencing import DATAMARK
+from tests.threads.helpers import ZH, say, sent_prompt, thread_section, without_nonce
 
 ARTIFACT = "一、选择题（共10题）……二、简答题（共3题）"
 
@@ -34,9 +35,9 @@ def test_an_explicit_continue_gives_the_previous_output_as_a_separately_labelled
                         context={"run_id": first["run_id"]})
     assert events[-1][0] == "done"
 
-    prompt = sent_prompt()
+    prompt = without_nonce(sent_prompt())
     artifact = prompt.split(ARTIFACT_OPEN["zh"], 1)[1].split(ARTIFACT_CLOSE["zh"], 1)[0]
-    assert artifact.strip() == ARTIFACT
+    assert artifact.strip() == DATAMARK + ARTIFACT
     # The artifact sits outside the history fence, with its own label, before the request.
     assert prompt.index(ZH["close"]) < prompt.index(ARTIFACT_OPEN["zh"]) < prompt.index("[用户问题]")
     run = Run.objects.get(pk=events[0][1]["run_id"])
@@ -48,7 +49,7 @@ def test_a_thread_alone_never_binds_the_previous_artifact(api, agent, scripted_p
     first = say(api, agent, "出一份数据结构试卷")
 
     _, events = _stream(api, agent, "简答题换两道", thread_id=first["thread_id"])
-    assert ARTIFACT in thread_section(sent_prompt()), "the thread carries the dialogue"
+    assert DATAMARK + ARTIFACT in thread_section(sent_prompt()), "the thread carries the dialogue"
     assert ARTIFACT_OPEN["zh"] not in sent_prompt()
     assert Run.objects.get(pk=events[0][1]["run_id"]).continued_from_id is None
 
@@ -61,7 +62,7 @@ def test_a_continue_without_a_thread_starts_a_new_thread_with_only_the_artifact(
     first = say(api, agent, "出一份数据结构试卷")
     _, events = _stream(api, agent, "在上次试卷上改", context={"run_id": first["run_id"]})
     assert events[0][1]["thread_id"] != first["thread_id"]
-    prompt = sent_prompt()
+    prompt = without_nonce(sent_prompt())
     assert ARTIFACT_OPEN["zh"] in prompt and ZH["open"] not in prompt
 
 

@@ -163,4 +163,5 @@ def test_a_server_restart_loses_no_thread_and_the_conversation_is_restored(tmp_p
         assert status == 200 and third["thread_id"] == first["thread_id"]
         status, context = http_json("GET", f"{base}/api/runs/{third['run_id']}/context", headers=headers)
         prompt = context["messages"][-1]["content"]
-        assert "‹用户› 出一份数据结构试卷" in prompt and "‹用户› 简答题换两道" in prompt
+        assert "‹用户›\n┆出一份数据结构试卷" in prompt and "‹用户›\n┆简答题换两道" in prompt
+        assert f"[用户问题 ⟦{context['fence_nonce']}⟧]\n给出答案" in prompt

@@ -10,17 +10,18 @@ from agents.actor import Actor
 from agents.models import MemoryOp, Run
 from threads.models import Thread
 from web.charts import cost_chart
-from web.selectors import DayCost, costs_per_day
+from web.selectors import DayCost, costs_per_day, usage_per_agent
 
 
-def spend(owner, agent, *, days_ago: int, run_cost: str, op_cost: str = "0"):
+def spend(owner, agent, *, days_ago: int, run_cost: str, op_cost: str = "0", tokens=(0, 0), op_tokens=None):
     at = timezone.now() - datetime.timedelta(days=days_ago)
     thread = Thread.objects.create(tenant=agent.tenant, agent=agent, owner=owner, title="t")
     Run.objects.create(tenant=agent.tenant, agent=agent, thread=thread, owner=owner, input="x", status="completed",
-                       created_at=at, cost=Decimal(run_cost))
-    if op_cost != "0":
+                       created_at=at, cost=Decimal(run_cost), prompt_tokens=tokens[0], completion_tokens=tokens[1])
+    if op_cost != "0" or op_tokens:
         MemoryOp.objects.create(tenant=agent.tenant, agent=agent, thread=thread, owner=owner, kind="extract",
-                                cost=Decimal(op_cost), at=at)
+                                cost=Decimal(op_cost), at=at, input_tokens=(op_tokens or (0, 0))[0],
+                                output_tokens=(op_tokens or (0, 0))[1])
 
 
 def test_costs_per_day_add_runs_and_memory_ops_of_this_teacher_only(teacher, second_teacher, other_teacher, agent,
@@ -75,7 +76,54 @@ def test_the_costs_page_shows_totals_a_chart_and_the_days_with_cost(teacher, age
     assert response.status_code == 200
     assert html.count('class="bar-run"') == 7
     assert '<span class="value" id="total-cost">0.0250</span>' in html
-    assert html.count("<tr><td>") == 1
+    assert html.split('id="cost-per-day"')[1].split("</table>")[0].count("<tr><td>") == 1
     assert "<svg" in html and "<script" not in html.split("<svg", 1)[1].split("</svg>")[0]
     assert client.get("/costs/", {"days": "1000"}).content.decode().count('class="bar-run"') == 14
     assert client.get("/costs/", {"days": "x"}).status_code == 200
+
+
+def test_tokens_are_counted_per_day_and_per_agent_for_this_teacher_only(teacher, second_teacher, agent, en_agent):
+    spend(teacher, agent, days_ago=0, run_cost="0", tokens=(1000, 200), op_tokens=(300, 40))
+    spend(teacher, agent, days_ago=0, run_cost="0", tokens=(500, 100))
+    spend(teacher, en_agent, days_ago=2, run_cost="0.5", tokens=(50, 5))
+    spend(second_teacher, agent, days_ago=0, run_cost="0", tokens=(99999, 1))
+    actor = Actor(tenant=teacher.tenant, user=teacher)
+    days = costs_per_day(actor=actor, days=7)
+    assert (days[-1].run_tokens, days[-1].memory_tokens, days[-1].total_tokens) == (1800, 340, 2140)
+    assert days[-3].run_tokens == 55
+    usage = usage_per_agent(actor=actor, days=7)
+    assert [(row.name, row.runs, row.run_tokens, row.memory_ops, row.memory_tokens) for row in usage] == [
+        ("出题助手", 2, 1800, 1, 340), ("Exam helper", 1, 55, 0, 0)]
+    assert usage[1].run_cost == Decimal("0.5")
+
+
+def test_a_free_model_charts_tokens_and_says_it_costs_nothing(teacher, agent):
+    spend(teacher, agent, days_ago=0, run_cost="0", tokens=(1200, 300), op_tokens=(400, 100))
+    spend(teacher, agent, days_ago=1, run_cost="0", tokens=(600, 150))
+    client = Client()
+    client.force_login(teacher)
+    html = client.get("/costs/", {"days": "7"}).content.decode()
+    assert "本地模型，不产生费用" in html
+    assert 'data-metric="tokens"' in html and html.count('class="bar-run"') == 7
+    assert '<span class="tokens" id="run-tokens">2,250 token</span>' in html
+    assert '<span class="tokens" id="memory-tokens">500 token</span>' in html
+    assert "<td>1,500</td>" in html  # today's run tokens in the per-day table
+    assert 'id="cost-per-agent"' in html and "<td>出题助手</td>" in html
+
+
+def test_a_paid_model_charts_money_and_does_not_claim_to_be_free(teacher, agent):
+    spend(teacher, agent, days_ago=0, run_cost="0.0300", tokens=(1200, 300))
+    client = Client()
+    client.force_login(teacher)
+    html = client.get("/costs/", {"days": "7"}).content.decode()
+    assert "本地模型，不产生费用" not in html and 'data-metric="cost"' in html
+
+
+def test_a_token_chart_has_whole_number_ticks():
+    days = [DayCost(day=datetime.date(2026, 6, 1) + datetime.timedelta(days=i)) for i in range(3)]
+    days[0].run_tokens, days[0].memory_tokens = 2500, 500
+    days[2].run_tokens = 7
+    chart = cost_chart(days, metric="tokens")
+    assert [label for _, label in chart.ticks] == ["0", "1000", "2000", "3000", "4000"]
+    assert chart.bars[0].run_value == "2,500" and chart.bars[0].memory_value == "500"
+    assert chart.bars[0].memory_y == chart.ticks[0][0] - round((chart.ticks[0][0] - chart.ticks[-1][0]) * 0.75, 2)

@@ -38,3 +38,9 @@ def short_time(value):
 def money(value):
     """Costs are fractions of a cent per run: four decimals."""
     return f"{float(value or 0):.4f}"
+
+
+@register.filter
+def tokens(value):
+    """A token count with thousands separators."""
+    return f"{int(value or 0):,}"

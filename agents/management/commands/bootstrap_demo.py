@@ -16,7 +16,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, url, **options):
         if Tenant.objects.exists():
-            self.stdout.write("Database already has a school; demo data not created.")
+            self.stdout.write("Database already has a school; demo data not created. Schools: "
+                              + ", ".join(Tenant.objects.order_by("slug").values_list("slug", flat=True)[:20]))
             return
         password = os.environ.get("DEMO_PASSWORD") or secrets.token_urlsafe(9)
         with transaction.atomic():
@@ -29,6 +30,7 @@ class Command(BaseCommand):
         base = url or "http://127.0.0.1:8000"
         self.stdout.write(self.style.SUCCESS("Demo school created (shown once, write it down):"))
         self.stdout.write(f"  URL:        {base}/")
+        self.stdout.write(f"  School:     {school.name} (slug: {school.slug})")
         self.stdout.write(f"  Teacher:    teacher / {password}")
         self.stdout.write(f"  School admin: schooladmin / {password}  ({base}/admin/)")
         self.stdout.write(f"  Agent id:   {agent.pk}")

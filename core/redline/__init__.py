@@ -1,0 +1,219 @@
+"""Red line 2 (v3): a deterministic filter for sensitive personal data.
+
+The extraction prompt (red line 1) asks the model not to propose identity numbers,
+grades, health conditions or family circumstances. Models ignore prompts, and people
+disguise what they type, so before any fact is stored, confirmed, typed in by hand,
+summarised, archived or injected, ``check(text)`` looks for the data itself, on
+``core.normalize.normalize(text)``: digits in any script or in words, split in pairs,
+hidden by invisible or tag characters or HTML entities, traditional characters, look-alike
+letters and A.D.H.D are all folded before any rule runs.
+
+The rules are a table (``RULES``): each has a name, the KIND it reports, a function of the
+normalized text, and positive and negative examples that tests/core/test_redline.py runs.
+
+- ``id_number``: a mainland identity number (GB 11643 check digit, or a plausible region and
+  birth date: a mistyped check digit is still somebody's number), or the 15-digit legacy form;
+- ``phone``: a mainland mobile number (1[3-9] and nine digits, after an optional 86) or a
+  landline written with its area code;
+- ``bank_card``: 13 to 19 digits that pass the Luhn check;
+- ``score``: a grade, score, level, rank or pass/fail (core/redline/scores.py);
+- ``health`` and ``family``: a term of the reviewed list in core/data/sensitive_terms.txt,
+  also in pinyin and with one typo (core/redline/terms.py).
+
+A result names the KIND of data found, never the text, so callers can say what was
+refused without repeating it.
+"""
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.utils.translation import gettext_lazy as _
+
+from core.normalize import normalize
+from core.redline import scores, terms
+from core.redline.numbers import id18_check_digit, is_bank_card, is_id_number, is_mobile, luhn_ok, number_kinds
+from core.redline.terms import TERMS_FILE
+
+__all__ = ["KINDS", "KIND_LABELS", "RULES", "TERMS_FILE", "Rule", "Verdict", "check", "id18_check_digit",
+           "is_bank_card", "is_id_number", "is_mobile", "is_sensitive", "luhn_ok", "redact"]
+
+KINDS = ("id_number", "phone", "bank_card", "score", "health", "family")
+
+KIND_LABELS = {
+    "id_number": _("身份证件号码"),
+    "phone": _("电话号码"),
+    "bank_card": _("银行卡号"),
+    "score": _("成绩或排名"),
+    "health": _("健康状况"),
+    "family": _("家庭情况"),
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the filter found: the kinds of sensitive data, in KINDS order."""
+
+    kinds: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.kinds
+
+    @property
+    def kind(self) -> str | None:
+        return self.kinds[0] if self.kinds else None
+
+    def __bool__(self) -> bool:  # truthy when something sensitive was found
+        return bool(self.kinds)
+
+    def labels(self) -> str:
+        """The kinds in words, for a person (成绩或排名、健康状况)."""
+        return "、".join(str(KIND_LABELS[kind]) for kind in self.kinds)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One named rule: `find(text, plain)` gets the original and the normalized text."""
+
+    name: str
+    kind: str
+    find: Callable[[str, str], bool] = field(repr=False)
+    positives: tuple[str, ...] = ()
+    negatives: tuple[str, ...] = ()
+
+
+# --- the rules --------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=256)
+def _numbers_in(plain: str) -> frozenset[str]:
+    return frozenset(number_kinds(plain))
+
+
+def _number_rule(kind: str) -> Callable[[str, str], bool]:
+    return lambda text, plain: kind in _numbers_in(plain)
+
+
+@functools.lru_cache(maxsize=1)
+def _terms() -> tuple[terms.Term, ...]:
+    return terms.load_terms(TERMS_FILE, KINDS)
+
+
+@functools.lru_cache(maxsize=256)
+def _terms_in(text: str, plain: str) -> frozenset[str]:
+    return frozenset(terms.term_kinds(text, plain, _terms()))
+
+
+@functools.lru_cache(maxsize=256)
+def _fuzzy_terms_in(plain: str) -> frozenset[str]:
+    return frozenset(terms.fuzzy_term_kinds(plain, _terms()))
+
+
+def _regex_rule(pattern: str) -> Callable[[str, str], bool]:
+    # ASCII: \b and \w mean English word edges, so "他GPA是2.8" has one before "gpa".
+    compiled = re.compile(pattern, re.ASCII)
+    return lambda text, plain: compiled.search(plain) is not None
+
+
+_ID_EXAMPLE = "11010519491231002X"
+
+RULES: tuple[Rule, ...] = (
+    Rule("id_number", "id_number", _number_rule("id_number"),
+         (f"身份证{_ID_EXAMPLE}", "老身份证号 110105491231002", "11 01 05 19 49 12 31 00 2X",
+          "壹壹零壹零伍壹玖肆玖壹贰叁壹零零贰X"),
+         ("订单号 110105194912", "2024-09-01 至 2024-09-30")),
+    Rule("phone", "phone", _number_rule("phone"),
+         ("家长电话13812345678", "+86 158-1234-5678", "138-12-34-56-78", "一三八一二三四五六七八",
+          "one three eight one two three four five six seven eight", "办公室电话 010-62345678",
+          "Nora's mum: zero seven nine one one two three four five six seven"),
+         ("题号 1-3-5-7-9-11-13-15", "2023.10.15 13:45 上课", "第138页", "student number 2024001234",
+          "家长会时间 202410151930")),
+    Rule("bank_card", "bank_card", _number_rule("bank_card"),
+         ("card number 4111111111111111", "银行卡 6222 0212 3456 7890 128"),
+         ("订单号 4111111111111112", "1111111111111111")),
+    *(Rule(name, "score", _regex_rule(pattern), tuple(pos), tuple(neg))
+      for name, (pattern, pos, neg) in {**scores.SCORE_RULES_ZH, **scores.SCORE_RULES_EN}.items()),
+    Rule("health_terms", "health", lambda text, plain: "health" in _terms_in(text, plain)
+         and not terms.lesson_request(text, plain),
+         ("学生小李有抑郁症", "她 有 癫 痫", "張同學有自閉症", "He has A.D.H.D.", "a pupil with AIDS"),
+         ("用凹透镜矫正近视的光学原理", "uses visual aids", "二叉树的遍历", "讲讲糖尿病人为什么要控制血糖",
+          "Explain angles of depression in trigonometry", "Discuss the novel's treatment of mental illness",
+          "Unit 7 covers allergies and the immune system (biology)")),
+    Rule("health_pinyin_and_typos", "health", lambda text, plain: "health" in _fuzzy_terms_in(plain)
+         and not terms.lesson_request(text, plain),
+         ("他有yiyuzheng", "小王有糖niao病", "has tangniaobing", "suffers from depresion", "王同学有哮踹"),
+         ("划小船去春游", "结合课本讲解", "双向链表", "近似计算", "a change of plan", "meditation before class")),
+    Rule("family_terms", "family", lambda text, plain: "family" in _terms_in(text, plain)
+         and not terms.lesson_request(text, plain),
+         ("小王父母离异", "班上有三个留守兒童", "He lives in foster care"),
+         ("Likes to foster critical thinking", "设计一节关于单亲家庭题材小说的阅读课")),
+    Rule("family_bereavement", "family", _regex_rule(
+        r"(?:父亲|母亲|爸爸|妈妈|父母|爸|妈|爷爷|奶奶|外公|外婆)[^，,。.；;!?！？]{0,4}(?:去世|过世|离世|病逝|病故|走了)|"
+        r"\b(?:his|her|their)\s+(?:\w+\s+)?(?:father|mother|dad|mum|mom|parents?)\s+"
+        r"(?!tongue|land|country|board)(?:\w+\s+){0,2}"
+        r"(?:died|passed\s+away)"),
+         ("孙悦的妈妈去年去世了", "小明的爷爷上个月过世", "her mother died last spring"),
+         ("鲁迅在1936年去世", "his mother tongue died out")),
+    Rule("family_parents_away", "family", _regex_rule(
+        r"(?:父母|爸妈|爸爸妈妈|父亲|母亲|爸爸|妈妈)[^，,。.；;]{0,4}(?:常年|长期|一直|都)?\s*在外(?:地|省)?\s*(?:打工|务工|工作)"),
+         ("高思齐父母常年在外打工", "他爸妈都在外地务工"),
+         ("讲讲外出务工人员的贡献",)),
+    Rule("family_pinyin_and_typos", "family", lambda text, plain: "family" in _fuzzy_terms_in(plain)
+         and not terms.lesson_request(text, plain),
+         ("她是danqin家庭", "他爸妈lihun了"),
+         ("单元练习",)),
+)
+
+
+def check(text: str) -> Verdict:
+    """Every kind of sensitive data in `text` (an empty Verdict when it is clean)."""
+    if not text:
+        return Verdict()
+    plain = normalize(text)
+    found = set()
+    for rule in RULES:
+        if rule.kind not in found and rule.find(text, plain):
+            found.add(rule.kind)
+    return Verdict(tuple(kind for kind in KINDS if kind in found))
+
+
+def rules_matching(text: str) -> tuple[str, ...]:
+    """The names of the rules that match `text` (for tests and for people tuning the table)."""
+    plain = normalize(text)
+    return tuple(rule.name for rule in RULES if rule.find(text, plain))
+
+
+def is_sensitive(text: str) -> bool:
+    return bool(check(text))
+
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=[.])\s+")
+
+
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
+def redact(text: str, *, placeholder: str = "") -> tuple[str, Verdict]:
+    """`text` without the sentences that the red line refuses, and what they held.
+
+    For machine-written text that is kept as a whole (a thread's rolling summary, a recall
+    summary): one sensitive sentence must not cost the rest of the summary. With a
+    `placeholder`, each run of refused sentences is replaced by it in place (Chinese
+    sentences joined as they were, others with a space); without, they are dropped.
+    """
+    verdict = check(text)
+    if not verdict:
+        return text, verdict
+    kept: list[str] = []
+    for part in _SENTENCE_END.split(text):
+        if not part.strip():
+            continue
+        if not check(part):
+            kept.append(part.strip())
+        elif placeholder and (not kept or kept[-1] != placeholder):
+            kept.append(placeholder)
+    clean = "".join(kept) if placeholder and _HAN.search(text) else " ".join(kept)
+    if check(clean):  # a number or a term split across sentences
+        return placeholder, verdict
+    return clean, verdict

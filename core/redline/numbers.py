@@ -1,0 +1,142 @@
+"""Numbers that identify a person: identity numbers, phone numbers, bank cards.
+
+Everything here reads ``core.normalize.normalize()``d text, where digits in any script,
+in words (一三八…, one three eight …) or split into pairs (138-12-34-56-78) are already
+ASCII digits in one run. What is left to do is to find runs of digits, join the groups
+people write with a space or a dash (138 1234 5678), and test each run: the GB 11643
+check digit for identity numbers, the mobile and landline plans for phones, Luhn for cards.
+"""
+
+import re
+
+_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_ID_CHECK = "10X98765432"
+
+
+def id18_check_digit(first17: str) -> str:
+    """The GB 11643-1999 check character for the first 17 digits of an identity number."""
+    total = sum(int(digit) * weight for digit, weight in zip(first17, _ID_WEIGHTS, strict=True))
+    return _ID_CHECK[total % 11]
+
+
+def _plausible_date(year: int, month: int, day: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= 31 and 1900 <= year <= 2099
+
+
+def is_id_number(s: str) -> bool:
+    s = s.upper()
+    if len(s) == 18 and s[:17].isdigit() and (s[17].isdigit() or s[17] == "X"):
+        if id18_check_digit(s[:17]) == s[17]:
+            return True
+        # A wrong check digit is most often a typo in a real number: region and birth
+        # date are enough to refuse it.
+        return s[0] != "0" and _plausible_date(int(s[6:10]), int(s[10:12]), int(s[12:14]))
+    if len(s) == 15 and s.isdigit():
+        return s[0] != "0" and _plausible_date(1900 + int(s[6:8]), int(s[8:10]), int(s[10:12]))
+    return False
+
+
+def luhn_ok(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char)
+        if index % 2 == 1:
+            value *= 2
+            if value > 9:
+                value -= 9
+        total += value
+    return total % 10 == 0
+
+
+_MOBILE = re.compile(r"(?:0086|86)?1[3-9]\d{9}")
+# Area code (010, 02x, or 0 and three digits) and a local number of 7 or 8 digits, as one
+# run once normalize() has dropped the dash: 010-62345678 -> 01062345678.
+_LANDLINE_DIGITS = re.compile(r"(?:0086|86)?(?:010|02\d)[2-9]\d{7}|(?:0086|86)?0[3-9]\d{2}[2-9]\d{6,7}")
+
+
+def is_mobile(digits: str) -> bool:
+    return bool(_MOBILE.fullmatch(digits))
+
+
+def is_landline(digits: str) -> bool:
+    return bool(_LANDLINE_DIGITS.fullmatch(digits))
+
+
+def is_bank_card(digits: str) -> bool:
+    # Payment cards start with 3 to 6 (ISO/IEC 7812: travel and banking; UnionPay is 62):
+    # an ISBN (978…) or an order number starting with 1, 2, 7, 8 or 9 is not a card.
+    return digits.isdigit() and 13 <= len(digits) <= 19 and digits[0] in "3456" and len(set(digits)) > 1 \
+        and luhn_ok(digits)
+
+
+def number_kind(candidate: str) -> str | None:
+    """What one run of digits is, if it identifies somebody."""
+    if "X" in candidate.upper()[:-1]:
+        return None
+    if is_id_number(candidate):
+        return "id_number"
+    if candidate.isdigit():
+        if is_mobile(candidate) or is_landline(candidate):
+            return "phone"
+        if is_bank_card(candidate):
+            return "bank_card"
+    return None
+
+
+# A group of digits (an identity number may end in X); groups joined by a space or a
+# dash form one number as people write them: 138 1234 5678, 6222-0212-3456-7890.
+_DIGIT_GROUP = re.compile(r"\d+(?:x(?![a-z]))?")
+_GROUP_GAP = re.compile(r"[ \t\-‐‑‒–—().]{1,3}")
+_MAX_GROUPS = 8
+_LANDLINE = re.compile(r"(?<![\d-])0[1-9]\d{1,2}[-)]\s?[2-9]\d{6,7}(?![\d-])|[(]0[1-9]\d{1,2}[)]\s?[2-9]\d{6,7}(?!\d)")
+
+
+def _joinable(previous: str, group: str) -> bool:
+    # People group these numbers in threes and fours (138 1234 5678, 6222 0212 …), after
+    # an optional 86; shorter groups are lists ("1-3-5-7-9-11-13") and never joined.
+    return (len(previous) >= 3 or previous in ("86", "0086")) and len(group) >= 3 and not previous.endswith("x")
+
+
+def _digit_chains(text: str) -> list[list[str]]:
+    chains, current, last_end = [], [], None
+    for match in _DIGIT_GROUP.finditer(text):
+        gap = text[last_end:match.start()] if last_end is not None else None
+        if current and gap is not None and _GROUP_GAP.fullmatch(gap) and _joinable(current[-1], match.group()):
+            current.append(match.group())
+        else:
+            if current:
+                chains.append(current)
+            current = [match.group()]
+        last_end = match.end()
+    if current:
+        chains.append(current)
+    return chains
+
+
+# A number of 10 to 15 digits right after a word that says "phone" is one, in any
+# country's plan ("Nora's mum: 07911234567"); not a date and time (202410151930).
+_PHONE_CONTEXT = re.compile(
+    r"(?:电话|手机|联系方式|号码|微信|座机|家长|妈妈|爸爸|(?<![a-z])(?:phone|mobile|tel|cell|contact|call|mum|mom|dad|"
+    r"parent|whatsapp|wechat)s?(?![a-z]))[^\n\d]{0,16}(?<!\d)(\d{10,15})(?!\d)")
+
+
+def _context_phone(text: str) -> bool:
+    for match in _PHONE_CONTEXT.finditer(text):
+        digits = match.group(1)
+        if not (digits[:2] in ("19", "20") and len(digits) in (12, 14)):
+            return True
+    return False
+
+
+def number_kinds(text: str):
+    """Yield the kind of every identifying number in normalized `text`."""
+    if _LANDLINE.search(text) or _context_phone(text):
+        yield "phone"
+    for groups in _digit_chains(text):
+        # Every contiguous run of groups, so that "110105194912310021 13812345678"
+        # is seen as an identity number and a phone number, not one long number.
+        for start in range(len(groups)):
+            for end in range(start + 1, min(len(groups), start + _MAX_GROUPS) + 1):
+                kind = number_kind("".join(groups[start:end]))
+                if kind:
+                    yield kind

@@ -1,0 +1,261 @@
+"""Grades, scores and rankings, as regular expressions over normalized text.
+
+The text is lower case, numbers of two or more Chinese numerals are already digits
+(考了九十二 -> 考了92), traditional characters are simplified, and "ninety-two" is 92.
+A single Chinese numeral stays a character (第三, 前十), so ranks accept either.
+Each pattern is one named rule of the table in core.redline, with its own examples.
+"""
+
+_CN1 = "[一二三四五六七八九十两几]"
+NUM = rf"(?:\d+|{_CN1})"
+SUBJECTS = ("语文|数学|英语|外语|物理|化学|生物|历史|地理|政治|道法|道德与法治|科学|信息技术|信息|体育|音乐|美术|"
+            "理综|文综|平均分|均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测|高考|中考|估分|口语|听力")
+_EN_SUBJECTS = ("math|maths|mathematics|english|physics|chemistry|biology|history|geography|science|chinese|"
+                "literature|art|music|pe|reading|writing|french|spanish|german|economics|computing|algebra|geometry")
+# What may follow a number that is NOT a score: 45分钟, 第3章, 10道题, 教了20年 …
+_NOT_A_SCORE_UNIT = (r"分钟|章|节|课|题|道|页|个|人|名|班|级|届|次|周|天|小时|年|岁|篇|套|份|册|单元|讲|词|本|组|号|楼|室|"
+                     r"%|[.．]\d|\d|分制|分的|分值|分满分")
+_RANK_NOT_UNIT = (r"[\d一二三四五六七八九十百]|\s*(?:[节周章课天页题单元行列组排次个道位批届期段部场轮种类项]|分钟|小时|"
+                  r"的\s*(?:题|知识|错|内容|原因|问题|作品|单词|词|书|课))")
+_EN_MARK = r"(?:scores?|marks?|results?|grades?|points?)"
+_EN_VALUE = (r"(?:\d{2,3}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words|"
+             r"marks? each))|[a-f][+\-]?(?![a-z0-9]))")
+_GROUPS = r"年级|班级|全班|全年级|全校|班上|班里|班内|级部|学校|校内|全区|区里|全市|市里|全省|省里|考场|小组内"
+_LEVELS = (r"(?:优秀|优良|良好|中等|合格|及格|不合格|不及格|待合格|待提高|较差|优|良|差|一般|较好|很好|很差|不好|不理想|落后|拔尖|"
+           r"垫底|[一二三四五]类文?|[一二三四五]档|中下|中上|中游|上游|下游|最差|最好|倒数|数一数二|靠前|靠后|前列)"
+           r"(?:偏下|偏上|以上|以下|水平)?")
+# Where a grade is being talked about: a subject, an exam, a piece of assessed work.
+_ASSESSED = rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|等级|等第|评定|评级|考评|测评|综合评价"
+_GRADE_VERB = (r"[:：是为]|评为|评定为|被评为|评了个?|评上|评到|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?|拿到|得到|考到|"
+               r"获得|只拿到")
+_LETTER = r"[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])"
+
+SCORE_RULES_ZH = {
+    # 数学92, 数学 92 分, 语文考了88, 英语成绩76, 物理期末 85, 平均分78, 成绩：90
+    "score_subject_number": (
+        rf"(?:{SUBJECTS})\s*(?:成绩|分数|考试|期中|期末|月考|测验|考)?\s*(?:[:：是为]|考了?|考得|得了?|拿了?|只有|才|有)?\s*"
+        rf"\d{{1,3}}(?:\.\d+)?(?!\s*(?:{_NOT_A_SCORE_UNIT}))",
+        ["李华数学92", "她英语成绩76", "張偉物理期末 59", "小明数学考了九十二分", "成绩：90", "化学得了3分"],
+        ["数学课每周5节", "数学3班和5班", "一节数学课45分钟", "数学第3章", "期末考试在第18周"],
+    ),
+    # 考了85分, 只考了59, 拿了满分, 得了零分
+    "score_exam_result": (
+        r"(?:考了|考得|考到|考出|只考|才考|得了|拿了|没考到|考试得|考试拿|测验得)\s*(?:\d{1,3}(?:\.\d+)?\s*"
+        r"(?:[几多]\s*)?(?:分(?!钟)|(?![\s\u4e00-\u9fff\d]))|满分|零分|" + _CN1 + r"分(?!钟))",
+        ["小明期中考了85分", "只考了59", "考了九十二", "拿了满分的是刘洋", "只考了四十几分"],
+        ["考了三个单元的内容", "得了一等奖"],
+    ),
+    # 成绩不理想，只有55 / 才60几分: "only" and a bare number, in a sentence about assessment
+    "score_only_number": (
+        rf"(?:{_ASSESSED}|考)[^。.;；!！?？\n]{{0,12}}?(?:只有|才|仅|只得了?|只拿了?|只考了?)\s*\d{{1,3}}(?:\.\d+)?\s*"
+        rf"(?:[几多]\s*)?(?:分(?!钟)|(?=$|[,，。.;；!！?？、\s]))",
+        ["陈晨语文成绩不理想，只有55", "何佳物理成绩一般，只有六十几分"],
+        ["考试时间只有90分钟", "数学课才5节", "考场里只有30人"],
+    ),
+    # 语文从B降到了C, 数学从85分提高到92分
+    "score_from_to": (
+        rf"(?:{_ASSESSED}|排名|名次)[^，,。.;；!！?？\n]{{0,8}}?从\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}\s*名?|\d{{1,3}}\s*分)\s*"
+        rf"(?:降|升|掉|退|涨|提高|下降|上升|提升|跌|进步)(?:到|至)了?\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}|\d{{1,3}})",
+        ["李然这学期语文从B降到了C", "数学从85分提高到92分", "排名从第5掉到第20"],
+        ["数学从第3章讲到第5章", "语文课从8点上到9点"],
+    ),
+    # 听力满分 (but not 满分150 / 满分是30分), 成绩下滑了20名, 总分比上次少了40分
+    "score_change_or_full": (
+        rf"(?:{_ASSESSED})[^，,。.;；!！?？\n]{{0,6}}?(?:考了?|拿了?|得了?|是)?\s*满分"
+        rf"(?!\s*(?:\d|是|为|[:：]|制|的?标准|作文|卷|答案))|"
+        rf"(?:{_ASSESSED}|排名|名次|总分)[^，,。.;；!！?？\n]{{0,8}}?(?:下滑|退步|进步|上升|下降|提高|前进|后退|少了|多了|涨了|"
+        rf"掉了|跌了)了?\s*{NUM}\s*(?:名|分(?!钟))",
+        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "胡可馨总分比上次少了40分", "王同学数学经常考满分"],
+        ["作文满分60分", "听力满分是30分", "讲解满分作文的标准", "数学课上分析满分答案"],
+    ),
+    # 总分620 (but not 试卷总分150 / 卷面总分)
+    "score_total": (
+        r"(?<![卷面])总分\s*(?:[:：是为]|考了?|达到)?\s*\d{2,3}",
+        ["总分620，能上重点"],
+        ["卷面总分120分", "试卷总分150"],
+    ),
+    # 排名第3, 排名前10, 年级排名 5
+    "score_rank_word": (
+        rf"排名\s*(?:第|前|后|倒数第?)?\s*{NUM}(?!{_RANK_NOT_UNIT})|名次\s*[:：是为]?\s*(?:第)?\s*{NUM}|名列\s*(?:第|前)|"
+        rf"(?:排名|名次)[^，,。.;；\n]{{0,8}}?{NUM}\s*名|(?:排名|名次)\s*(?:靠后|靠前|前列|落后|垫底|倒数|末尾)|"
+        rf"考了?个?倒数|(?:退|进|升|掉|降|跌|冲|滑)(?:到|至)了?\s*(?:第)?\s*{NUM}\s*名",
+        ["这次月考排名第3", "年级排名 15", "名次：第十二", "名列前茅", "郭靖年级排名从50名退到了120名",
+         "学生陈某数学成绩在班上排名靠后", "小丽上次考试考了倒数"],
+        ["排名前三的题型", "按难度排名第3题"],
+    ),
+    # 年级排第三, 排在倒数第二 (but not 安排第3周)
+    "score_rank_placed": (
+        rf"(?<![安编彩并])排(?:在|到|了)?\s*(?:第|倒数第?)\s*{NUM}(?!{_RANK_NOT_UNIT})",
+        ["他在班里排倒数第二", "年级排第三"],
+        ["安排第3周复习", "排在第二节课"],
+    ),
+    # 第3名, 第一名, 前十名, 年级前十, 班级第三
+    "score_rank_place": (
+        rf"(?<![“\"「『'‘])第\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片”\"」』'’]|的?(?:奖|获奖|作品|作文|名单)|[到至和与]第)|"
+        rf"前\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片])|"
+        rf"(?:{_GROUPS})\s*(?:排名|排)?\s*(?:的)?\s*(?:第|前|后|倒数第?)\s*{NUM}(?!{_RANK_NOT_UNIT})|"
+        rf"倒数\s*第?\s*{NUM}(?!{_RANK_NOT_UNIT}|\s*[秒分时])",
+        ["他是年级第3名", "进了年级前十", "班级第三", "小红考了全班第一名", "全班倒数第二"],
+        ["前十道题", "第二节课", "全班第一个交卷", "年级第3次教研", "第3名著导读", "第一名到第三名的获奖作文要展示",
+         "“第一名”和“唯一”的区别"],
+    ),
+    # 在班级中游, 排前百分之五, 最后一名
+    "score_standing_zh": (
+        rf"(?:在|处于|位于|排在?|位列)\s*(?:{_GROUPS})\s*(?:的)?\s*(?:中游|上游|下游|中等|中上|中下|前列|末尾|前几|后几)|"
+        rf"(?:排|排名|位列|位于|处于)\s*(?:在)?\s*(?:{_GROUPS})?\s*(?:的)?\s*(?:前|后)\s*(?:百分之|\d+\s*%)|"
+        rf"最后\s*(?:一|1)\s*名|数一数二",
+        ["张伟的成绩在班级中游", "李娜在年级里排前百分之五", "马丽是全班最后一名", "林峰的英语在班上数一数二"],
+        ["在年级中推广这个方法", "排在最后一节课"],
+    ),
+    # 绩点3.5, 85/100, 3.7/4.0
+    "score_gpa_fraction": (
+        r"绩点\s*[:：是为]?\s*\d|(?<![\d/.])\d{1,3}(?:\.\d+)?\s*/\s*(?:100|120|150|750|4\.0|5\.0)(?![\d/.])",
+        ["绩点3.5", "Lily got 85/100 in the quiz"],
+        ["用1/4和3/8举例", "第3/10题"],
+    ),
+    # 数学B+, 语文等级为A, 英语评为优, 成绩：良好, 数学优秀 (a grade letter or word after a subject)
+    "score_letter_or_level": (
+        rf"(?:{_ASSESSED})\s*(?:成绩|等级|等第|考试)?\s*(?:{_GRADE_VERB})?\s*"
+        rf"(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]|的成绩|等))|"
+        rf"(?:{_ASSESSED})[^，,。.;；!！?？\n]{{0,8}}?(?:{_GRADE_VERB})\s*(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]))",
+        ["数学B+", "语文等级为A", "英语评为优", "成绩：良好", "王芳数学优秀。", "期末评定：不合格", "郑爽历史评了个良",
+         "胡军英语口语测试得了B"],
+        ["试卷分A卷和B卷", "数学A层班", "数学优秀的同学可以做拓展题", "成绩优良中差四档怎么定义"],
+    ),
+    # Words that are themselves a grade, or pass/fail of an exam.
+    "score_fail_words": (
+        rf"不及格|没及格|没有及格|挂科|考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
+        rf"(?:{SUBJECTS}|考试)\s*(?:又|都|也|还)?\s*挂了|"
+        rf"(?:测试|考试|考核|测验|达标)[^，,。.;；\n]{{0,4}}?(?:没通过|未通过|没过|不达标|未达标)|"
+        rf"(?:年级|班级|全校|全市|全区|全省|高考|中考)\s*(?:的)?\s*(?:状元|榜首|倒数)|成绩\s*垫底|吊车尾|留级|"
+        rf"是[^，,。.;；\n]{{0,6}}?(?:学困生|后进生|差生|尖子生|优等生|学渣|学霸|优生)|"
+        rf"(?:每次|总是|一直|常常|经常|次次)\s*(?:都)?\s*(?:考)?\s*(?:前|第)\s*{NUM}(?!{_RANK_NOT_UNIT})",
+        ["赵磊这次数学不及格", "小李补考了", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
+         "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底", "王梓睿是班上的学困生", "孙一诺每次都前三"],
+        ["及格线是60分", "如何帮助学困生提高成绩", "每次都先做第一题"],
+    ),
+}
+
+SCORE_RULES_EN = {
+    "score_scored": (
+        r"(?<!\bis )(?<!\bare )(?<!\bbe )\bscor(?:ed|es|ing)\s+(?:(?:a|an|only|just|about|around|nearly|over|under|"
+        r"below|above|exactly)\s+)*\d",
+        ["Tom scored 85 on the midterm", "he scored ninety-two", "scores 61 in maths"],
+        ["the quiz is scored out of 20", "a well-scored essay"],
+    ),
+    "score_subject_mark": (
+        rf"(?:\b(?:test|exam|quiz|{_EN_SUBJECTS}|final|midterm|sat|act)\s*{_EN_MARK}|\b(?:his|her|their)\s+(?:\w+\s+)?"
+        rf"{_EN_MARK})\s*(?:of|was|were|is|are|:|=|-)\s*{_EN_VALUE}|"
+        rf"\b(?:{_EN_SUBJECTS})\s*[:=]\s*{_EN_VALUE}|"
+        rf"\b(?:{_EN_SUBJECTS})\s+[a-f][+\-]?(?=\s*(?:[,;.]|$))|"
+        rf"\b(?:{_EN_SUBJECTS})\s*\d{{1,3}}(?:\.\d+)?\s*(?:分(?!钟)|points?\b|marks?\b|%|(?=\s*[,;，；]\s*[a-z]+\s*\d))",
+        ["math: 92", "小明 math 59 分", "test score of 64", "her maths grade was b", "maths result: 58",
+         "Henry's test result: 45", "Emma: math 92, physics 88", "Tom's report card: Maths B, English C+"],
+        ["math: chapter 3", "exam: 90 minutes", "history: 2 lessons a week", "Physics A and B papers",
+         "English A-level",
+         "the passing score for the unit test is 60"],
+    ),
+    "score_grade_is": (
+        r"\bgrades?\b[^.\n;]{0,25}?(?:was|were|is|:|=)\s*(?:\d{1,3}\b(?!\s*(?:minutes|students|pages))|"
+        r"[a-f][+\-]?(?![a-z0-9]))|\bgrade\s+of\s+(?:\d{2,3}\b|[a-f][+\-]?(?![a-z0-9]))|\bmarks?\s*(?:of|was|were|:|=)"
+        r"\s*\d",
+        ["grade in maths: B+", "his grade was 71", "a grade of C-"],
+        ["grade 10 physics", "the grade is taught in two rooms"],
+    ),
+    "score_got_mark": (
+        r"\b(?:got|gets|get|received|receives|earned|earns|achieved|made|was\s+given|were\s+given)\s+"
+        r"(?:(?:a|an|only|just)\s+)?(?:\d{1,3}(?:\.\d+)?\s*(?:%|percent|points?|marks?|/|out\s+of|on|in)|"
+        r"[\"'“]?[a-f][+\-]?[\"'”]?\s+(?:in|on|for)\b|full\s+marks\b)",
+        ["Amy got 92% on the final", "Jack got a C in math", "she got a b+ in english", "got full marks"],
+        ["got 3 new books", "got a lot of homework"],
+    ),
+    # Eva's average is 91, Ivy's SAT score is 1450, Kevin's maths mark was 38%
+    "score_possessive": (
+        r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+){0,2}?(?:average|score|mark|grade|result)s?\s*"
+        r"(?:is|was|were|of|:|=)\s*"
+        r"(?:\d{1,4}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words))|"
+        r"[a-f][+\-]?(?![a-z0-9]))",
+        ["Eva's average is 91", "Ivy's SAT score is 1450", "Kevin's maths mark was 38%", "her grade is B"],
+        ["the question's mark scheme is online", "the test's score is out of 50 questions"],
+    ),
+    # the lowest score in the class, only managed 12 out of 40, reading age two years behind
+    "score_standing": (
+        r"\b(?:lowest|highest|top|best|worst)\s+(?:score|mark|grade|result)s?\s+in\s+(?:the\s+|his\s+|her\s+)?"
+        r"(?:class|year|group|form)|\bin\s+the\s+(?:bottom|top)\s+\d+\s*(?:%|percent)|"
+        r"\b(?:managed|got|scored|earned|achieved|only|just)\s+(?:only\s+|just\s+)?\d{1,3}\s*(?:out\s+of|/)\s*\d|"
+        r"\breading\s+age\b|\b(?:working|reading|performing)\s+(?:well\s+)?below\s+(?:grade|year|age)\b|"
+        r"(?:'s|\b(?:his|her))\s+(?:\w+\s+)?(?:is|was)\s+(?:a\s+|at\s+)?grade\s+(?:[a-f][+\-]?|\d)\b",
+        ["Mason got the lowest score in the class", "Nora scored in the bottom 10%", "Jack only managed 12 out of 40",
+         "Owen's reading age is two years behind", "Ruby's maths is grade C"],
+        ["The top score in the quiz was 18 out of 20", "3 out of 4 students finished",
+         "the grade is taught by two teachers"],
+    ),
+    # UK school words: sets, marks off a pass, straight-A, two Es, below expected, IQ
+    # an A* in maths, predicted a U, grade 7 in English, a distinction, grades all Cs, from B to D
+    "score_grade_words": (
+        r"\b(?:got|gets|get|received|receives|earned|achieved|achieves|awarded|given|predicted|targeted|working\s+at|"
+        r"working\s+towards|on\s+track\s+for)\s+(?:an?\s+)?(?:grade\s+)?(?:a\*|[a-f][+\-]?|u|[1-9])\s+"
+        r"(?:in|for|on|at)\b|"
+        r"\b(?:got|received|achieved|awarded|earned|gained)\s+(?:a\s+)?(?:merit|distinction|credit)\b|"
+        r"\b(?:grade|mark|score|result|level)s?\b[^.;\n]{0,20}?from\s+(?:[a-f][+\-]?|a\*|\d+)\s+to\s+"
+        r"(?:[a-f][+\-]?|a\*|\d+)\b|"
+        r"\b(?:grades?|marks?|results?)\s+(?:are|were|is|was)\s+(?:all\s+|mostly\s+)?(?:[a-f]|a\*)'?s\b|"
+        r"\b(?:weakest|strongest|brightest|worst|lowest[\s\-]attaining|highest[\s\-]attaining|lowest[\s\-]achieving)\s+"
+        r"(?:\w+\s+)?(?:student|pupil|reader|writer|learner|performer|mathematician)s?\s+in\b|"
+        rf"\b(?:{_EN_SUBJECTS})\s*[-:=]\s*(?:below|meeting|exceeding|above|emerging|developing|secure|"
+        r"working\s+towards)\b|"
+        r"\b(?:test|quiz|exam|score|mark|result)s?\s*[:=]\s*\d{1,3}\s*/\s*\d{1,3}\b|"
+        r"\b(?:is|are|in)\s+(?:the\s+)?(?:top|bottom|lowest|highest|lower|middle)\s+set\b",
+        ["Sophie got an A* in maths", "Tom's maths grade dropped from B to D", "Amy achieved a grade 7 in English",
+         "Lucy is working at grade 4 in science", "Jack is predicted a U in chemistry", "Mia's grades are all Cs",
+         "Harry is the weakest reader in year 5", "George got merit in his music exam",
+         "Ella received a distinction in piano grade 5", "Jacob's report: Maths - Below, English - Meeting",
+         "Sam's test: 12/50", "Lily is bottom set for maths"],
+        ["Create a grade 5 piano theory quiz", "Merit and distinction criteria for the music exam",
+         "Our top set is covering quadratics", "travel from A to B", "Students choose grade levels for the books"],
+    ),
+    "score_school_words": (
+        r"\biq\s*(?:score\s*)?(?:is|was|of|:|=)?\s*\d{2,3}\b|"
+        r"\b(?:dropped|moved|promoted|demoted|went|moving|dropping)\s+(?:up\s+|down\s+)?(?:to|into)\s+(?:the\s+)?"
+        r"(?:set\s+\d|(?:top|bottom|lower|lowest|middle|higher)\s+set)|"
+        r"\bin\s+the\s+(?:top|bottom|lowest|highest)\s+set\b|"
+        r"\b\d+\s+marks?\s+(?:off|short\s+of|below|from|away\s+from)\s+(?:a\s+|the\s+)?(?:pass|grade|target)|"
+        r"\bstraight[\s\-]*a(?:'?s)?\b|"
+        r"\b(?:got|gets|get|received|achieved|earned|with)\s+(?:two|three|four|five|\d)\s+(?:[a-f]|a\*)'?s\b|"
+        r"\bbelow\s+(?:the\s+)?expected\b|\bworking\s+towards\s+(?:the\s+)?expected|\bgreater\s+depth\b|"
+        r"\b(?:scored|came|finished|ranked|placed)\s+(?:the\s+)?(?:lowest|highest|last|bottom)\b",
+        ["Ben's IQ is 85", "Priya was in the top set but dropped to set 3", "Marcus is 4 marks off a pass",
+         "Grace is a straight-A student", "Ali got two Es in the mocks", "her report said 'below expected' in writing",
+         "Sam scored lowest on the exam"],
+        ["problem set 3 is due Monday", "the 2 marks for method", "plot the two As on the graph"],
+    ),
+    "score_gpa": (
+        r"\bgpa\s*(?:of|is|was|:|=|是|为|：)?\s*\d|\d\.\d+\s*gpa\b",
+        ["Her GPA is 3.7", "a 3.9 GPA", "林浩然上学期GPA是2.8"],
+        ["explain how a gpa is computed"],
+    ),
+    "score_rank": (
+        r"\brank(?:ed|s|ing)?\s+(?:#\s*|no\.?\s*|number\s+)?(?:\d+|first|second|third|fourth|fifth|last|top|bottom)\b|"
+        r"\b\d+(?:st|nd|rd|th)\s+(?:place|in\s+(?:the\s+|his\s+|her\s+|their\s+)?(?:class|grade|year|school|form|"
+        r"cohort))\b|\b(?:came|finished|placed)\s+(?:\d+(?:st|nd|rd|th)|top|first|last|bottom)\b|"
+        r"\b(?:top|bottom)\s+of\s+(?:the|his|her|their)\s+(?:class|year|grade|form|cohort)\b|"
+        r"\b(?:top|bottom)\s+\d+\s*(?:%|percent)?\s+(?:of|in)\s+(?:the\s+|his\s+|her\s+|their\s+)?"
+        r"(?:class|grade|year|school|cohort|form)|\b\d+(?:st|nd|rd|th)\s+percentile\b",
+        ["He ranked 3rd in the class", "She came 2nd in her year", "in the top 5 of the class",
+         "Alice is ranked first in her class",
+         "Olivia came top in science", "Noah is bottom of the class in reading"],
+        ["rank the answers from best to worst", "the 2nd lesson of the week"],
+    ),
+    "score_pass_fail": (
+        r"\bflunk(?:ed|s|ing)?\b|"
+        r"(?:\b(?:failed|fails|failing)\s+(?:the\s+|his\s+|her\s+|their\s+|an?\s+)?|"
+        r"\b(?:passed|passes|scraped\s+through)\s+(?:his\s+|her\s+|their\s+))"
+        r"(?:\w+\s+)?(?:exam|test|quiz|class|course|subject|module|final|midterm|paper|maths?|english|physics|"
+        rf"chemistry|biology|history|resit|re-sit|retake|exam|{_EN_SUBJECTS})s?\b|\bfailing\s+(?:grade|mark|score)s?\b|"
+        r"\b\d{1,3}\s*(?:%|percent)\s+(?:on|in)\s+(?:the|his|her|their|a|an)\s+(?:\w+\s+)?(?:exam|test|quiz|final|"
+        r"midterm|paper)",
+        ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit",
+         "Daniel flunked geography"],
+        ["the program passed the unit test", "passes the ball"],
+    ),
+}
