@@ -13,7 +13,7 @@ from core.fencing import fit_untrusted, with_nonce
 from agents.layers import MemoryLayer, StepResult
 from core.tokens import count_tokens
 from knowledge.selectors import kb_search
-from knowledge.services import document_archive_run
+from knowledge.services import document_archive_run, kb_index_sources
 from search.query import query_for_run
 from core import redline
 
@@ -84,3 +84,7 @@ class KnowledgeLayer(MemoryLayer):
         document = document_archive_run(run=run)
         # None: the agent does not archive, the run failed, or red line 2 refused it.
         return StepResult.done() if document is not None else StepResult.skipped()
+
+    def index_sources(self, *, tenant=None):
+        """What this layer keeps in the search index (manage.py reindex)."""
+        return kb_index_sources(tenant=tenant)

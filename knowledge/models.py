@@ -68,3 +68,8 @@ class Chunk(models.Model):
 
     def __str__(self):
         return f"{self.document_id}#{self.position}"
+
+    @staticmethod
+    def text_for_search(title: str, text: str) -> str:
+        """What a chunk is indexed as: its document's title, then its text."""
+        return f"{title}\n{text}"

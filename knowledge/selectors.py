@@ -18,8 +18,13 @@ def documents_for_agent(*, tenant, agent):
 def kb_search(*, agent, query: str, limit: int, min_score: float, exclude_run_ids=()) -> list[tuple]:
     """[(chunk, score)] of `agent`'s knowledge base, best first, score above min_score;
     chunks of documents archived from `exclude_run_ids` are left out."""
+    excluded = set(exclude_run_ids)
+    # Left out before ranking, not after: a rank is one of the score's features.
+    excluded_refs = list(Chunk.objects.filter(tenant_id=agent.tenant_id, agent=agent,
+                                              document__source_run_id__in=excluded)
+                         .values_list("pk", flat=True)) if excluded else []
     hits = search(scope_key=kb_scope(tenant_id=agent.tenant_id, agent_id=agent.pk).key, query=query,
-                  limit=limit, min_score=min_score)
+                  limit=limit, min_score=min_score, exclude_refs=excluded_refs)
     if not hits:
         return []
     chunks = (
@@ -27,7 +32,6 @@ def kb_search(*, agent, query: str, limit: int, min_score: float, exclude_run_id
         .select_related("document")
         .in_bulk([hit.ref for hit in hits])
     )
-    excluded = set(exclude_run_ids)
     found = []
     for hit in hits:
         chunk = chunks.get(hit.ref)

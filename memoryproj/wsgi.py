@@ -8,9 +8,10 @@ application = get_wsgi_application()
 
 
 def _warm_up() -> None:
-    # Each web worker loads the Chinese segmenter in the background as it boots, so no
-    # teacher's first message waits for it.
-    from search.terms import warm_up
+    # Each web worker loads the Chinese segmenter (and, with dense retrieval on, the
+    # embedding model) in the background as it boots, so no teacher's first message
+    # waits for them.
+    from search.engine import warm_up
 
     warm_up()
 

@@ -1,8 +1,18 @@
-"""recall_eval: public memory benchmarks through the real recall path.
+"""recall_eval: memory benchmarks through the real recall path.
 
-Each conversation becomes its own agent and owner; each dialogue turn (LoCoMo) or each
-session (LongMemEval) a recall entry with its original date; every question that has
-evidence is asked through `recall_search`, the selector the recall layer uses.
+Each conversation becomes its own agent and owner; each dialogue turn (LoCoMo), each
+session (LongMemEval) or each memory (our dev-set JSONL) a recall entry with its
+original date; every question is asked through `recall_search`, the selector the recall
+layer uses, with the layer's own gate (the agent's `recall_top_k` and
+`recall_min_score`). Questions without evidence (negatives) are asked too: the gate must
+inject nothing for them, and the report says how often it injected something anyway.
+
+The dev-set JSONL (bench/data/recall_dev_*.jsonl) has one object per line:
+
+    {"type": "memory", "id", "user", "ts", "input", "summary"}
+    {"type": "query",  "id", "user", "ts", "query", "relevant": [memory ids of that user]}
+
+an empty `relevant` marks a negative.
 """
 
 import re
@@ -17,12 +27,9 @@ from agents.actor import Actor
 from agents.services import agent_create
 from recall.selectors import recall_search
 from recall.services import recall_entries_import
-from search.terms import query_terms
+from search.engine import warm_up
 
 BATCH = 1000
-# The layer's rule, reported beside recall@k: the top 3 whose score is above 0.2.
-GATE_TOP_K = 3
-GATE_MIN_SCORE = 0.2
 
 
 @dataclass
@@ -76,6 +83,9 @@ def load_locomo(data) -> list[Conversation]:
                 out.session_of[dia_id] = dia_id.split(":")[0]
         for qa in sample.get("qa", []):
             evidence = {e for item in qa.get("evidence") or [] for e in re.split(r"[;,\s]+", str(item)) if e}
+            if not evidence:  # no evidence at all: a negative
+                out.questions.append(Question(qa["question"], set(), set()))
+                continue
             evidence &= set(out.session_of)
             if evidence:
                 out.questions.append(Question(qa["question"], evidence, {out.session_of[e] for e in evidence}))
@@ -95,39 +105,85 @@ def load_longmemeval(data) -> list[Conversation]:
             out.entries.append({"run_id": str(session_id), "ts": when, "input": text, "summary": ""})
             out.session_of[str(session_id)] = str(session_id)
         evidence = {str(s) for s in item.get("answer_session_ids") or []} & set(out.session_of)
-        if evidence:
+        if evidence or not item.get("answer_session_ids"):
             out.questions.append(Question(item["question"], evidence, evidence))
         conversations.append(out)
     return conversations
 
 
-LOADERS = {"locomo": load_locomo, "longmemeval": load_longmemeval}
+def _devset_time(value, line_number: int) -> datetime:
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise ValueError(f"line {line_number}: ts {value!r} is not ISO 8601") from exc
+    return moment if timezone.is_aware(moment) else timezone.make_aware(moment)
+
+
+def load_devset(rows) -> list[Conversation]:
+    """Our dev-set JSONL, already parsed (one dict per line): one conversation per user."""
+    by_user: dict[str, Conversation] = {}
+    queries = []
+    for number, row in enumerate(rows, start=1):
+        kind, user = row["type"], str(row["user"])
+        conv = by_user.setdefault(user, Conversation(key=f"devset-{user}"))
+        if kind == "memory":
+            ref = str(row["id"])
+            conv.entries.append({"run_id": ref, "ts": _devset_time(row["ts"], number),
+                                 "input": str(row["input"]), "summary": str(row.get("summary") or "")})
+            conv.session_of[ref] = ref
+        elif kind == "query":
+            queries.append((conv, row))
+        else:
+            raise ValueError(f"line {number}: type must be memory or query, got {kind!r}")
+    for conv, row in queries:
+        relevant = {str(ref) for ref in row.get("relevant") or []}
+        unknown = relevant - set(conv.session_of)
+        if unknown:
+            raise ValueError(f"query {row['id']}: relevant {sorted(unknown)} are not memories of {row['user']}")
+        conv.questions.append(Question(str(row["query"]), relevant, set(relevant)))
+    return list(by_user.values())
+
+
+LOADERS = {"locomo": load_locomo, "longmemeval": load_longmemeval, "devset": load_devset}
+#: formats read as JSON lines rather than one JSON document
+JSONL_FORMATS = {"devset"}
 
 
 @dataclass
 class Report:
     ks: list
+    mode: str = ""  # "dense on" / "dense off" when a run compares both
     conversations: int = 0
     entries: int = 0
-    questions: int = 0
+    questions: int = 0  # with evidence
+    negatives: int = 0  # without evidence
     turn_level: bool = True
+    gate: str = ""
     turn: dict = field(default_factory=dict)  # k -> mean recall
     session: dict = field(default_factory=dict)
+    mrr: float = 0.0
     gated_turn: float = 0.0
     gated_session: float = 0.0
+    gated_hit: float = 0.0  # share of questions with evidence for which a relevant entry was injected
     gated_empty: float = 0.0
+    negatives_injected: float = 0.0  # share of questions without evidence for which anything was injected
     latencies_ms: list = field(default_factory=list)
 
     def lines(self, name: str) -> list[str]:
-        out = [f"{name}: {self.conversations} conversations, {self.entries} entries, "
-               f"{self.questions} questions with evidence",
+        mode = f" [{self.mode}]" if self.mode else ""
+        out = [f"{name}{mode}: {self.conversations} conversations, {self.entries} entries, "
+               f"{self.questions} questions with evidence, {self.negatives} without",
                "recall@k     " + "".join(f"{'@' + str(k):>8}" for k in self.ks)]
         out.append("turn         " + "".join(
             f"{self.turn[k]:8.3f}" if self.turn_level else f"{'-':>8}" for k in self.ks))
         out.append("session      " + "".join(f"{self.session[k]:8.3f}" for k in self.ks))
+        out.append(f"MRR {self.mrr:.3f}")
         gated_turn = f"turn {self.gated_turn:.3f}, " if self.turn_level else ""
-        out.append(f"as injected (top {GATE_TOP_K}, score > {GATE_MIN_SCORE}): {gated_turn}"
-                   f"session {self.gated_session:.3f}; nothing injected for {self.gated_empty:.1%} of questions")
+        out.append(f"as injected ({self.gate}): {gated_turn}"
+                   f"session {self.gated_session:.3f}; a relevant entry injected for {self.gated_hit:.1%} of "
+                   f"questions with evidence; nothing injected for {self.gated_empty:.1%} of them")
+        out.append(f"without evidence: something injected for {self.negatives_injected:.1%} of "
+                   f"{self.negatives} questions")
         if self.latencies_ms:
             p50, p99 = np.percentile(self.latencies_ms, [50, 99])
             out.append(f"query latency: p50 {p50:.2f} ms, p99 {p99:.2f} ms (n={len(self.latencies_ms)})")
@@ -138,47 +194,82 @@ def _share(found: list, wanted: set) -> float:
     return len(wanted & set(found)) / len(wanted)
 
 
+class _Tally:
+    def __init__(self, ks):
+        self.ks = ks
+        self.sums = {("turn", k): 0.0 for k in ks} | {("session", k): 0.0 for k in ks}
+        self.rr = 0.0
+        self.gated = {"turn": 0.0, "session": 0.0, "hit": 0, "empty": 0, "negatives": 0}
+        self.questions = self.negatives = 0
+        self.latencies_ms = []
+
+    def add(self, conv: Conversation, question: Question, found: list, gate_k: int, gate_min: float, ms: float):
+        self.latencies_ms.append(ms)
+        ranked = [entry.run_ref for entry, _ in found]
+        # The layer's rule: the best `gate_k` of the hits scoring above `gate_min`.
+        injected = [entry.run_ref for entry, score in found if score > gate_min][:gate_k]
+        if not question.evidence:
+            self.negatives += 1
+            self.gated["negatives"] += bool(injected)
+            return
+        self.questions += 1
+        for k in self.ks:
+            self.sums[("turn", k)] += _share(ranked[:k], question.evidence)
+            self.sums[("session", k)] += _share({conv.session_of[r] for r in ranked[:k]}, question.sessions)
+        first = next((i for i, ref in enumerate(ranked) if ref in question.evidence), None)
+        self.rr += 0.0 if first is None else 1 / (first + 1)
+        self.gated["turn"] += _share(injected, question.evidence)
+        self.gated["session"] += _share({conv.session_of[r] for r in injected}, question.sessions)
+        self.gated["hit"] += bool(question.evidence & set(injected))
+        self.gated["empty"] += not injected
+
+    def report(self, base: Report, mode: str) -> Report:
+        n = max(1, self.questions)
+        return Report(
+            ks=self.ks, mode=mode, conversations=base.conversations, entries=base.entries, gate=base.gate,
+            questions=self.questions, negatives=self.negatives, turn_level=base.turn_level,
+            turn={k: self.sums[("turn", k)] / n for k in self.ks},
+            session={k: self.sums[("session", k)] / n for k in self.ks},
+            mrr=self.rr / n, gated_turn=self.gated["turn"] / n, gated_session=self.gated["session"] / n,
+            gated_hit=self.gated["hit"] / n, gated_empty=self.gated["empty"] / n,
+            negatives_injected=self.gated["negatives"] / max(1, self.negatives), latencies_ms=self.latencies_ms,
+        )
+
+
 def evaluate(conversations: list[Conversation], *, tenant, ks: list[int], limit: int | None = None,
-             progress=lambda message: None) -> Report:
-    report = Report(ks=ks, conversations=len(conversations),
-                    turn_level=all(c.turn_level for c in conversations))
-    sums = {("turn", k): 0.0 for k in ks} | {("session", k): 0.0 for k in ks}
-    gated = {"turn": 0.0, "session": 0.0, "empty": 0}
+             dense_modes=(None,), progress=lambda message: None) -> list[Report]:
+    """One report per entry of `dense_modes` (None: the configured default; True/False: dense
+    retrieval on/off), all from one load of the entries."""
+    base = Report(ks=ks, conversations=len(conversations), turn_level=all(c.turn_level for c in conversations))
+    tallies = [_Tally(ks) for _ in dense_modes]
     total_questions = sum(len(c.questions) for c in conversations)
     if limit is not None:
         total_questions = min(total_questions, limit)
     step = max(1, total_questions // 20)
-    query_terms("预热")  # load the segmenter once, outside the timed queries
+    asked = 0
+    warm_up()  # load the segmenter and the embedding model once, outside the timed queries
     for number, conv in enumerate(conversations, start=1):
         agent = agent_create(tenant=tenant, name=conv.key[:200], provider_kind="local")
+        gate_k, gate_min = agent.recall_top_k, agent.recall_min_score
+        base.gate = f"top {gate_k}, score > {gate_min}"
         actor = Actor(tenant=tenant, end_user=conv.key[:128], via_api_key=True)
         for start in range(0, len(conv.entries), BATCH):
-            report.entries += recall_entries_import(tenant=tenant, agent=agent, end_user=actor.end_user,
-                                                    rows=conv.entries[start:start + BATCH])
-        progress(f"loaded {number}/{len(conversations)} conversations ({report.entries} entries)")
+            base.entries += recall_entries_import(tenant=tenant, agent=agent, end_user=actor.end_user,
+                                                  rows=conv.entries[start:start + BATCH])
+        progress(f"loaded {number}/{len(conversations)} conversations ({base.entries} entries)")
         for question in conv.questions:
-            if report.questions == total_questions:
+            if asked == total_questions:
                 break
-            began = time.perf_counter()
-            found = recall_search(actor=actor, agent=agent, query=question.text, limit=max(ks), min_score=0.0)
-            report.latencies_ms.append((time.perf_counter() - began) * 1000)
-            ranked = [entry.run_ref for entry, _ in found]
-            for k in ks:
-                sums[("turn", k)] += _share(ranked[:k], question.evidence)
-                sums[("session", k)] += _share({conv.session_of[r] for r in ranked[:k]}, question.sessions)
-            injected = [entry.run_ref for entry, score in found[:GATE_TOP_K] if score > GATE_MIN_SCORE]
-            gated["turn"] += _share(injected, question.evidence)
-            gated["session"] += _share({conv.session_of[r] for r in injected}, question.sessions)
-            gated["empty"] += not injected
-            report.questions += 1
-            if report.questions % step == 0:
-                progress(f"asked {report.questions}/{total_questions} questions")
+            for tally, dense in zip(tallies, dense_modes):
+                began = time.perf_counter()
+                found = recall_search(actor=actor, agent=agent, query=question.text, limit=max(ks + [gate_k]),
+                                      min_score=0.0, dense=dense)
+                tally.add(conv, question, found, gate_k, gate_min, (time.perf_counter() - began) * 1000)
+            asked += 1
+            if asked % step == 0:
+                progress(f"asked {asked}/{total_questions} questions")
         # Done with this conversation: its entries and index go, so the database holds
         # one conversation at a time (LongMemEval repeats its haystacks 500 times).
         agent.delete()
-    n = max(1, report.questions)
-    report.turn = {k: sums[("turn", k)] / n for k in ks}
-    report.session = {k: sums[("session", k)] / n for k in ks}
-    report.gated_turn, report.gated_session = gated["turn"] / n, gated["session"] / n
-    report.gated_empty = gated["empty"] / n
-    return report
+    names = {None: "", True: "dense on", False: "dense off"}
+    return [tally.report(base, names[dense] if len(dense_modes) > 1 else "") for tally, dense in zip(tallies, dense_modes)]

@@ -14,7 +14,7 @@ from agents.layers import MemoryLayer, StepResult
 from core.tokens import count_tokens
 from recall.models import RecallEntry
 from recall.selectors import recall_search
-from recall.services import recall_entry_append
+from recall.services import recall_entry_append, recall_index_sources
 from search.query import query_for_run
 from core import redline
 
@@ -113,3 +113,7 @@ class RecallLayer(MemoryLayer):
     def after_run(self, run) -> StepResult:
         entry = recall_entry_append(run=run)
         return StepResult.done() if entry is not None else StepResult.skipped("not completed")
+
+    def index_sources(self, *, tenant=None):
+        """What this layer keeps in the search index (manage.py reindex)."""
+        return recall_index_sources(tenant=tenant)

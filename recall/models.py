@@ -60,5 +60,9 @@ class RecallEntry(models.Model):
     def __str__(self):
         return f"{self.run_ref} {self.happened_at:%Y-%m-%d}"
 
+    @staticmethod
+    def text_for_search(input_text: str, summary: str) -> str:
+        return f"{input_text}\n{summary}"
+
     def search_text(self) -> str:
-        return f"{self.input}\n{self.summary}"
+        return self.text_for_search(self.input, self.summary)

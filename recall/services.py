@@ -16,6 +16,7 @@ from core.tokens import count_tokens, truncate_tokens
 from recall.models import RecallEntry
 from recall.scopes import recall_scope, recall_scope_of
 from search.services import index_add, index_add_many, index_remove
+from search.vectors import passage_vectors
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +101,8 @@ def recall_entry_append(*, run: Run) -> RecallEntry | None:
                  ",".join(sorted({*refused_input.kinds, *refused_summary.kinds})))
         if not input_text.strip() and not summary.strip():
             return None
+    # The one model call of this entry's dense vector, outside the transaction.
+    vectors = passage_vectors([RecallEntry.text_for_search(input_text, summary)])
     try:
         with transaction.atomic():
             entry = RecallEntry.objects.create(
@@ -115,7 +118,8 @@ def recall_entry_append(*, run: Run) -> RecallEntry | None:
                 summary_kind=kind,
                 happened_at=run.created_at,
             )
-            index_add(scope=recall_scope_of(run), ref=entry.pk, text=entry.search_text())
+            index_add(scope=recall_scope_of(run), ref=entry.pk, text=entry.search_text(),
+                      vector=vectors[0] if vectors else None)
     except IntegrityError:
         # Another delivery of this job got there first.
         return RecallEntry.objects.filter(run=run).first()
@@ -150,9 +154,11 @@ def recall_entries_import(*, tenant, agent, owner=None, end_user: str = "", rows
         return 0
     scope = recall_scope(tenant_id=tenant.pk, agent_id=agent.pk, owner_id=getattr(owner, "pk", None),
                          end_user=end_user)
+    items = [(entry.pk, entry.search_text()) for entry in entries]
+    vectors = passage_vectors([text for _, text in items])  # before the transaction
     with transaction.atomic():
         RecallEntry.objects.bulk_create(entries)
-        index_add_many(scope=scope, items=[(entry.pk, entry.search_text()) for entry in entries])
+        index_add_many(scope=scope, items=items, vectors=vectors)
     return len(entries)
 
 
@@ -182,3 +188,21 @@ def recall_prune(*, tenant_id, agent_id, owner_id, end_user: str, now=None) -> i
         removed, _ = RecallEntry.objects.filter(pk__in=doomed).delete()
     log.info("recall retention removed %d entries from %s", removed, scope.key)
     return removed
+
+
+def recall_index_sources(*, tenant=None):
+    """(scope, [(entry id, text)]) for every recall scope (of one school, or all): what
+    `manage.py reindex` brings the index in line with."""
+    entries = RecallEntry.objects.order_by("tenant_id", "agent_id", "owner_id", "end_user", "happened_at", "pk")
+    if tenant is not None:
+        entries = entries.filter(tenant=tenant)
+    current, items = None, []
+    for entry in entries.only("pk", "tenant_id", "agent_id", "owner_id", "end_user", "input", "summary").iterator():
+        scope = recall_scope_of(entry)
+        if current is not None and scope.key != current.key:
+            yield current, items
+            items = []
+        current = scope
+        items.append((entry.pk, entry.search_text()))
+    if current is not None:
+        yield current, items

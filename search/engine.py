@@ -11,20 +11,21 @@ with k1 = 1.2 (term frequency saturates fast: entries and chunks are short), b =
 first few entries would make every term they share look worthless (df = N gives an
 idf near 0); with 10,000 entries N0 changes nothing.
 
-Scores are normalised to 0–1: a hit's BM25 divided by the query's score against itself
-— the BM25 of an average-length document holding each query term as often as the query
-does — capped at 1. So 1.0 means "contains everything the query asks about", and 0.2
-means the entry carries about a fifth of the query's weight. Query terms no entry
-contains still count in the denominator: a query mostly about things the history never
-mentioned must not look relevant because of one shared word.
+Hybrid retrieval: the lexical candidates (BM25) and, when dense retrieval is on, the
+dense candidates (cosine of the query's vector with each entry's, search/vectors.py)
+are fused by reciprocal rank, and each gets a calibrated relevance score: a probability
+from a small logistic model over length-independent features (search/relevance.py).
+That score, 0–1, is what `min_score` and the layers' gates compare with.
 
 Why a cache: reading the postings of common bigrams (试卷, 数据) over 10,000 entries
 costs tens of milliseconds per query. Each process keeps, per scope it has queried,
 the document list and the postings of the terms it has been asked for (loaded lazily,
 so memory follows the queries, not the corpus). Every query first reads the scope row
 (one indexed lookup): a new `version` means documents were added, and only those are
-loaded (O(new entries)); a new `token` means documents were removed, and that scope's
-cache starts over. The database stays the only source of truth.
+loaded (O(new entries)); a new `token` means documents were removed (or re-indexed),
+and that scope's cache starts over. The scope's vectors are one float32 matrix in the
+same cache, loaded only when a dense search asks for them and extended with the new
+documents' rows as versions move. The database stays the only source of truth.
 """
 
 import math
@@ -37,8 +38,10 @@ import numpy as np
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS
 
+from search import relevance
 from search.models import Posting, SearchDoc, SearchScope
-from search.terms import query_terms
+from search.terms import query_terms, warm_up as terms_warm_up
+from search.vectors import DIM, query_vector, store
 
 K1 = 1.2
 B = 0.75
@@ -47,13 +50,16 @@ PRIOR_DOCS = 10  # N0
 # More new documents than this since a cache last looked: drop its term postings and
 # reload them lazily (cheaper than patching them in).
 _PATCH_LIMIT = 256
+#: how many candidates each retriever contributes before fusion
+CANDIDATES = 50
 
 
 @dataclass(frozen=True)
 class Hit:
     ref: str
-    score: float  # normalised, 0–1
+    score: float  # calibrated probability of relevance, 0–1 (search/relevance.py)
     bm25: float
+    cosine: float = 0.0
 
 
 class _ScopeCache:
@@ -66,8 +72,15 @@ class _ScopeCache:
     def reset(self) -> None:
         self.version = 0
         self.local: dict[int, int] = {}  # SearchDoc.id -> position
+        self.ids: list[int] = []
         self.refs: list[str] = []
+        self.position_of: dict[str, int] = {}
         self.lengths = array("f")
+        self.keys = array("f")
+        self._vectors: list[np.ndarray] = []  # blocks of rows, positions 0..len-1
+        self._vector_rows = 0
+        self._matrix = None
+        self._has_vector = None
         self.total_length = 0
         self.terms: dict[str, tuple[array, array]] = {}  # term -> (positions, tfs)
         self._norm = None
@@ -79,13 +92,16 @@ class _ScopeCache:
         rows = list(
             SearchDoc.objects.filter(scope_id=self.scope_id, seq__gt=self.version, seq__lte=version)
             .order_by("seq")
-            .values_list("id", "ref", "length")
+            .values_list("id", "ref", "length", "keys")
         )
         new_ids = []
-        for doc_id, ref, length in rows:
+        for doc_id, ref, length, keys in rows:
             self.local[doc_id] = len(self.refs)
+            self.ids.append(doc_id)
+            self.position_of[ref] = len(self.refs)
             self.refs.append(ref)
             self.lengths.append(length)
+            self.keys.append(keys or max(1.0, length / 2))  # 0: indexed before keys were counted
             self.total_length += length
             new_ids.append(doc_id)
         self._norm = None
@@ -118,6 +134,27 @@ class _ScopeCache:
             entry[0].append(position)
             entry[1].append(min(tf, 65535))
 
+    def vectors(self) -> tuple[np.ndarray, np.ndarray]:
+        """(matrix n×DIM, has_vector mask): rows of documents without a vector are zero."""
+        n = len(self.refs)
+        if self._vector_rows < n:
+            ids = self.ids[self._vector_rows:n]
+            found = store.load(ids)
+            block = np.zeros((len(ids), DIM), dtype=np.float32)
+            for row, doc_id in enumerate(ids):
+                vector = found.get(doc_id)
+                if vector is not None:
+                    norm = float(np.linalg.norm(vector))
+                    block[row] = vector / norm if norm else 0
+            self._vectors.append(block)
+            self._vector_rows = n
+            self._matrix = None
+        if self._matrix is None:
+            self._matrix = np.concatenate(self._vectors) if self._vectors else np.zeros((0, DIM), np.float32)
+            self._vectors = [self._matrix]
+            self._has_vector = self._matrix.any(axis=1)
+        return self._matrix, self._has_vector
+
     # -- scoring ------------------------------------------------------------------------
     def _length_norm(self) -> np.ndarray:
         if self._norm is None:
@@ -134,21 +171,22 @@ class _ScopeCache:
         df = len(self.terms[term][0])
         return math.log(1 + (n + PRIOR_DOCS - df + 0.5) / (df + 0.5))
 
-    def scores(self, terms) -> np.ndarray:
+    def scores(self, terms) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(BM25, matched idf, matched term count) of every document."""
         norm = self._length_norm()
-        out = np.zeros(len(self.refs))
+        n = len(self.refs)
+        out, matched_idf, matched = np.zeros(n), np.zeros(n), np.zeros(n)
         for term in terms:
             positions, tfs = self.terms[term]
             if not positions:
                 continue
             where = np.frombuffer(positions, dtype=np.int32)
             tf = np.frombuffer(tfs, dtype=np.uint16).astype(np.float64)
-            out[where] += self.idf(term) * tf * (K1 + 1) / (tf + norm[where])
-        return out
-
-    def self_score(self, query_counts: Counter) -> float:
-        """The query against itself: an average-length document with the query's terms."""
-        return sum(self.idf(term) * tf * (K1 + 1) / (tf + K1) for term, tf in query_counts.items())
+            idf = self.idf(term)
+            out[where] += idf * tf * (K1 + 1) / (tf + norm[where])
+            matched_idf[where] += idf
+            matched[where] += 1
+        return out, matched_idf, matched
 
 
 _caches: "OrderedDict[tuple[str, str], _ScopeCache]" = OrderedDict()
@@ -172,19 +210,58 @@ def clear_cache() -> None:
         _caches.clear()
 
 
-def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.0) -> list[Hit]:
-    """The best `limit` documents of one scope for `query`, normalised score > min_score,
-    best first (newer first on ties)."""
+@dataclass
+class Candidates:
+    """The fused candidates of one query, with the relevance features of each."""
+
+    positions: np.ndarray
+    refs: list
+    bm25: np.ndarray
+    cosine: np.ndarray
+    lex_rank: np.ndarray  # -1: no lexical match
+    dense_rank: np.ndarray | None  # None: dense off; -1: outside the dense candidates
+    features: np.ndarray  # columns: relevance.FEATURES, or LEXICAL_FEATURES when dense is off
+    dense: bool
+
+    @property
+    def probability(self) -> np.ndarray:
+        return relevance.probability(self.features, dense=self.dense)
+
+    @property
+    def fused(self) -> np.ndarray:
+        return relevance.rrf(self.lex_rank, self.dense_rank)
+
+
+def _ranks(values: np.ndarray, eligible: np.ndarray, top: int) -> np.ndarray:
+    """Rank (0 = best) of the best `top` eligible positions by `values` (newer first on
+    ties), -1 elsewhere."""
+    ranks = np.full(len(values), -1, dtype=np.int64)
+    where = np.flatnonzero(eligible)
+    if not len(where):
+        return ranks
+    key = values[where] + where * 1e-12
+    if len(where) > top:
+        keep = np.argpartition(-key, top - 1)[:top]
+        where, key = where[keep], key[keep]
+    ranks[where[np.argsort(-key, kind="stable")]] = np.arange(len(where))
+    return ranks
+
+
+def candidates(*, scope_key: str, query: str, dense: bool | None = None, top: int = CANDIDATES,
+               exclude_refs=()) -> Candidates | None:
+    """The union of the lexical and (when on) dense top `top` of one scope, with features.
+    Documents in `exclude_refs` take no part (nor a rank: the ranks are features)."""
     query_counts = Counter(query_terms(query))
     terms = list(query_counts)
-    if not terms or limit <= 0:
-        return []
+    if not terms and not query.strip():
+        return None
     row = SearchScope.objects.filter(key=scope_key).values_list(
         "id", "token", "version", "doc_count", "total_length"
     ).first()
     if row is None or row[3] == 0:
-        return []
+        return None
     scope_id, token, version, doc_count, total_length = row
+    vector = query_vector(query, requested=dense)  # outside the cache lock: may take tens of ms
     cache = _cache_for(DEFAULT_DB_ALIAS, scope_key, scope_id, token)
     with cache.lock:
         cache.refresh(version)
@@ -192,22 +269,74 @@ def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.
             cache.reset()  # never expected; if it happens, the database wins
             cache.refresh(version)
         cache.ensure_terms(terms)
-        scores = cache.scores(terms)
-        best = cache.self_score(query_counts)
+        bm25, matched_idf, matched = cache.scores(terms)
+        query_idf = sum(cache.idf(term) for term in terms)
+        keys = np.frombuffer(cache.keys, dtype=np.float32).astype(np.float64)
         refs = cache.refs
-    if best <= 0:
+        allowed = np.ones(len(refs), dtype=bool)
+        for ref in exclude_refs:
+            position = cache.position_of.get(ref)
+            if position is not None:
+                allowed[position] = False
+        if vector is not None:
+            matrix, has_vector = cache.vectors()
+            cosine = matrix @ vector
+            if not has_vector.any():
+                vector = None
+    lex_rank = _ranks(bm25, (bm25 > 0) & allowed, top)
+    if vector is not None:
+        dense_rank = _ranks(cosine, has_vector & allowed, top)
+        picked = np.flatnonzero((lex_rank >= 0) | (dense_rank >= 0))
+        spread = cosine[has_vector]
+        mean, std = float(spread.mean()), float(spread.std()) or 1.0
+        # A document without a vector (indexed while dense was off) is neither near nor far.
+        cos = np.where(has_vector[picked], cosine[picked], mean).astype(np.float64)
+    else:
+        dense_rank = None
+        picked = np.flatnonzero(lex_rank >= 0)
+        cos = np.zeros(len(picked))
+    q_cover = matched_idf[picked] / query_idf if query_idf > 0 else np.zeros(len(picked))
+    d_cover = np.minimum(1.0, matched[picked] / np.maximum(1.0, keys[picked]))
+    lr = lex_rank[picked]
+    lex_rr = 1 / (1 + np.where(lr >= 0, lr, np.inf))
+    if vector is not None:
+        dr = dense_rank[picked]
+        columns = [q_cover, d_cover, np.maximum(q_cover, d_cover), lex_rr, cos, cos - mean, (cos - mean) / std,
+                   1 / (1 + np.where(dr >= 0, dr, np.inf))]
+    else:
+        columns = [q_cover, d_cover, np.maximum(q_cover, d_cover), lex_rr]
+    return Candidates(
+        positions=picked, refs=[refs[i] for i in picked], bm25=bm25[picked], cosine=cos, lex_rank=lr,
+        dense_rank=dense_rank[picked] if vector is not None else None,
+        features=np.column_stack(columns) if len(picked) else np.zeros((0, len(columns))), dense=vector is not None,
+    )
+
+
+def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.0,
+           dense: bool | None = None, exclude_refs=()) -> list[Hit]:
+    """The best `limit` documents of one scope for `query` whose relevance score is above
+    `min_score`, best first: score, then fused rank, then the newer document.
+    `dense` None follows the RECALL_DENSE setting; False searches lexically only."""
+    if limit <= 0:
         return []
-    candidates = np.flatnonzero(scores > min_score * best)
-    # Ties go to the newer document (a higher position), also at the cut.
-    rank = scores[candidates] + candidates * 1e-12
-    if len(candidates) > limit:
-        top = np.argpartition(-rank, limit - 1)[:limit]
-        candidates, rank = candidates[top], rank[top]
-    order = candidates[np.argsort(-rank, kind="stable")].tolist()
+    found = candidates(scope_key=scope_key, query=query, dense=dense, exclude_refs=exclude_refs)
+    if found is None or not len(found.positions):
+        return []
+    score = found.probability
+    order = np.lexsort((-found.positions, -found.fused, -score))
     hits = []
     for i in order:
-        score = min(1.0, float(scores[i]) / best)
-        if score <= min_score:
+        if score[i] <= min_score:
             continue
-        hits.append(Hit(ref=refs[i], score=score, bm25=float(scores[i])))
+        hits.append(Hit(ref=found.refs[i], score=float(score[i]), bm25=float(found.bm25[i]),
+                        cosine=float(found.cosine[i])))
+        if len(hits) == limit:
+            break
     return hits
+
+
+def warm_up() -> None:
+    """Load the segmenter and (when dense retrieval is on) the embedding model now, not in
+    a teacher's first request."""
+    terms_warm_up()
+    query_vector("预热")

@@ -38,6 +38,9 @@ class SearchScope(models.Model):
     version = models.PositiveBigIntegerField(default=0)
     # Replaced whenever documents are removed: caches holding another token start over.
     token = models.CharField(max_length=32, default=new_scope_token)
+    # search.terms.ANALYZER_VERSION of the last full (re)index; "" for scopes only ever
+    # written incrementally (new scopes are stamped as they are created).
+    analyzer = models.CharField(max_length=16, blank=True, default="")
     doc_count = models.PositiveIntegerField(_("文档数"), default=0)
     total_length = models.PositiveBigIntegerField(_("总词数"), default=0)
     updated_at = models.DateTimeField(default=timezone.now)
@@ -56,6 +59,13 @@ class SearchDoc(models.Model):
     # The id of what was indexed (a recall entry, a KB chunk), unique in its scope.
     ref = models.CharField(max_length=64)
     length = models.PositiveIntegerField()
+    # The document's dense vector (search/vectors.py: float16 bytes), or null: not embedded
+    # (dense retrieval off when it was indexed; `manage.py reindex --dense` fills it).
+    vector = models.BinaryField(null=True, blank=True)
+    # How many distinct terms a query could match in it (search/terms.py `query_terms`):
+    # the denominator of "share of the entry's terms the query holds". 0: indexed before
+    # it was counted (the engine estimates it from `length`; `manage.py reindex` counts it).
+    keys = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [

@@ -1,4 +1,4 @@
-"""Terms for the lexical index: CJK bigrams and Latin words.
+"""Terms for the lexical index: CJK bigrams, jieba words, and Latin words.
 
 Chinese has no spaces, and a word list (jieba) splits domain terms such as 「数据结构」
 or 「简答题」 in ways that differ between a question and an old entry. Overlapping
@@ -19,14 +19,24 @@ bigrams need no dictionary and match whatever two characters the texts share:
   never depends on a segmenter, so a segmentation mistake can only drop a query term,
   never hide a document. The same passage now scores 0.38. jieba loads its dictionary
   once per process, on the first query (about 2 s);
+- words of three or more characters (「数据结构」, 「简答题」, 「拓扑排序」), as jieba cuts the
+  text, are terms of their own on both sides: a document that holds the whole word
+  outranks one that only shares its bigrams. Shorter words are already bigrams;
+- traditional characters fold to simplified (core.normalize.to_simplified, OpenCC) before
+  anything else, on both sides: 「數據結構」 finds 「数据结构」;
 - Latin, digits and other alphabets: lower-cased words and numbers (NFKC first, so
-  full-width ＡＢＣ１２ is abc12), minus a short English stop list.
+  full-width ＡＢＣ１２ is abc12), minus a short English stop list, with a light stemmer
+  for plurals and -ing/-ed (quizzes → quiz, trees → tree, graded → grade).
+
+Changing these rules changes what the index holds: run `manage.py reindex` after.
 """
 
 import logging
 import re
 import threading
 import unicodedata
+
+from core.normalize import to_simplified
 
 # Han (BMP, extension A, compatibility, supplementary planes), kana and hangul.
 _CJK_RANGES = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0003134f"
@@ -35,21 +45,56 @@ _RUNS = re.compile(f"([{_CJK_RANGES}]+)|([^\\W_{_CJK_RANGES}]+)")
 STOPWORDS = frozenset(
     "a an and are as at be but by for from had has have he her his i if in into is it its me my no not of on "
     "or our she so than that the their them then there these they this to was we were what when which who "
-    "will with you your".split()
+    "will with you your can could would should do does did done please just also again about how any some "
+    "s t ll ve re d m".split()
 )
 
+#: stamped on each scope by `manage.py reindex`; change it whenever the terms below change,
+#: and reindex finds the scopes indexed under older rules
+ANALYZER_VERSION = "2"
 #: terms longer than this are cut (a pasted hash or URL must not bloat the index)
 MAX_TERM_CHARS = 40
 
 
+def stem(word: str) -> str:
+    """A light English stemmer: plurals, -ing and -ed; short words and numbers stay."""
+    if len(word) <= 3 or not word.isalpha() or not word.isascii():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("zzes"):
+        return word[:-3]  # quizzes -> quiz
+    if word.endswith(("sses", "ches", "shes", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            root = word[:-len(suffix)]
+            if len(root) > 2 and root[-1] == root[-2] and root[-1] not in "lsz":
+                root = root[:-1]  # planned -> plan
+            elif suffix == "ed" and not root.endswith("e") and root[-1] not in "aeiouy" and root[-2] in "aeiou" \
+                    and len(root) <= 5:
+                root += "e"  # graded -> grade, noted -> note
+            return root
+    return word
+
+
 def _runs(text: str):
-    text = unicodedata.normalize("NFKC", text or "").lower()
+    text = to_simplified(unicodedata.normalize("NFKC", text or "")).lower()
     for match in _RUNS.finditer(text):
         cjk, word = match.groups()
         if cjk:
             yield True, cjk
         elif word not in STOPWORDS:
-            yield False, word[:MAX_TERM_CHARS]
+            yield False, stem(word[:MAX_TERM_CHARS])
+
+
+def _long_words(run: str) -> list[str]:
+    """jieba's words of three or more characters in a Han run."""
+    if len(run) < 3 or not _HAN_ONLY.fullmatch(run):
+        return []
+    return [word[:MAX_TERM_CHARS] for word in _segment(run) if len(word) >= 3]
 
 
 def index_terms(text: str) -> list[str]:
@@ -59,6 +104,7 @@ def index_terms(text: str) -> list[str]:
         if is_cjk:
             terms.extend(run)
             terms.extend(run[i:i + 2] for i in range(len(run) - 1))
+            terms.extend(_long_words(run))
         else:
             terms.append(run)
     return terms
@@ -101,7 +147,8 @@ def _query_bigrams(run: str) -> list[str]:
     if not _HAN_ONLY.fullmatch(run):
         return bigrams  # kana and hangul: no segmenter, every bigram
     word_of, word_length = [], []
-    for number, word in enumerate(_segment(run)):
+    words = _segment(run)
+    for number, word in enumerate(words):
         word_of.extend([number] * len(word))
         word_length.extend([len(word)] * len(word))
     def keep(i: int, bigram: str) -> bool:
@@ -112,7 +159,7 @@ def _query_bigrams(run: str) -> list[str]:
         return word_length[i] == word_length[i + 1] == 1 and not _FUNCTION_CHARS.intersection(bigram)
 
     kept = [bigram for i, bigram in enumerate(bigrams) if keep(i, bigram)]
-    return kept or bigrams
+    return (kept or bigrams) + [word for word in words if len(word) >= 3]
 
 
 def query_terms(text: str) -> list[str]:

@@ -93,13 +93,15 @@ def test_recall_eval_on_locomo_reports_turn_and_session_recall_and_latency(db):
     report = run_command("recall_eval", str(FIXTURES / "locomo_small.json"), "--format", "locomo",
                          "--k", "1,3", "--in-place")
     lines = report.splitlines()
-    assert lines[0] == "locomo locomo_small.json: 2 conversations, 10 entries, 8 questions with evidence"
+    assert lines[0].startswith("locomo locomo_small.json: 2 conversations, 10 entries, 8 questions with evidence, ")
     assert lines[1].split() == ["recall@k", "@1", "@3"]
     turn, session = lines[2].split(), lines[3].split()
     assert turn[0] == "turn" and float(turn[1]) >= 0.75 and turn[2] == "1.000"
     assert session[0] == "session" and session[2] == "1.000"
-    assert lines[4].startswith("as injected (top 3, score > 0.2): turn ")
-    assert lines[5].startswith("query latency: p50 ") and "(n=8)" in lines[5]
+    assert lines[4].startswith("MRR ")
+    assert lines[5].startswith("as injected (top 3, score > 0.2): turn ")
+    assert lines[6].startswith("without evidence: something injected for ")
+    assert lines[7].startswith("query latency: p50 ")
     assert not Tenant.objects.filter(slug__startswith="recall-eval-").exists()  # the throw-away school is gone
 
 

@@ -40,12 +40,11 @@ def test_an_english_query_finds_an_english_entry_by_words_in_any_case(corpus):
     assert set(refs(hits)) == {"trees"}
 
 
-def test_an_entry_holding_every_query_term_scores_near_one_and_unrelated_text_nothing(corpus):
-    # 1.0 is an average-length entry with every query term; shorter ones are capped at 1.
+def test_an_entry_holding_every_query_term_scores_high_and_unrelated_text_nothing(corpus):
     exact = search(scope_key=corpus.key, query=CORPUS[1][1], limit=1)[0]
-    assert exact.ref == "poem" and 0.8 < exact.score <= 1
+    assert exact.ref == "poem" and 0.8 < exact.score < 1
     index_add(scope=corpus, ref="short", text="古诗意象")
-    assert search(scope_key=corpus.key, query="古诗意象", limit=1)[0].score == 1.0
+    assert search(scope_key=corpus.key, query="古诗意象", limit=1)[0].score > 0.8
     assert search(scope_key=corpus.key, query="量子力学") == []
     assert search(scope_key=corpus.key, query="photosynthesis") == []
 

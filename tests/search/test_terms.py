@@ -1,17 +1,17 @@
-from search.terms import index_terms, query_terms
+from search.terms import index_terms, query_terms, stem
 
 
-def test_cjk_text_is_indexed_as_single_characters_and_bigrams():
-    assert index_terms("数据结构") == ["数", "据", "结", "构", "数据", "据结", "结构"]
+def test_cjk_text_is_indexed_as_single_characters_bigrams_and_long_words():
+    assert index_terms("数据结构") == ["数", "据", "结", "构", "数据", "据结", "结构", "数据结构"]
 
 
-def test_cjk_queries_use_bigrams_only():
-    assert query_terms("数据结构") == ["数据", "据结", "结构"]
+def test_cjk_queries_use_bigrams_and_long_words_only():
+    assert query_terms("数据结构") == ["数据", "据结", "结构", "数据结构"]
 
 
 def test_query_bigrams_that_straddle_two_words_are_dropped():
-    assert query_terms("简答题换两道") == ["简答", "答题", "两道"]
-    assert query_terms("二叉树的前序中序后序遍历") == ["二叉", "叉树", "前序", "中序", "后序", "遍历"]
+    assert query_terms("简答题换两道") == ["简答", "答题", "两道", "简答题"]
+    assert query_terms("二叉树的前序中序后序遍历") == ["二叉", "叉树", "前序", "中序", "后序", "遍历", "二叉树"]
 
 
 def test_a_name_the_segmenter_splits_into_characters_keeps_its_bigram():
@@ -33,12 +33,24 @@ def test_full_width_letters_and_digits_fold_to_ascii():
 
 
 def test_punctuation_splits_cjk_runs():
-    assert query_terms("试卷，简答题") == ["试卷", "简答", "答题"]
+    assert query_terms("试卷，简答题") == ["试卷", "简答", "答题", "简答题"]
 
 
 def test_request_fillers_are_not_searched_for():
-    assert query_terms("帮我再来一份数据结构试卷") == ["数据", "据结", "结构", "试卷"]
+    assert query_terms("帮我再来一份数据结构试卷") == ["数据", "据结", "结构", "试卷", "数据结构"]
 
 
 def test_a_query_of_fillers_only_still_searches_for_something():
     assert query_terms("我们") == ["我们"]
+
+
+def test_traditional_characters_fold_to_simplified_on_both_sides():
+    assert query_terms("數據結構的試卷") == query_terms("数据结构的试卷")
+    assert index_terms("簡答題") == index_terms("简答题")
+
+
+def test_english_plurals_and_endings_are_stemmed_alike_in_queries_and_entries():
+    assert query_terms("Quizzes on binary trees, graded") == ["quiz", "binary", "tree", "grade"]
+    assert index_terms("a graded quiz about a binary tree") == ["grade", "quiz", "binary", "tree"]
+    assert stem("classes") == "class" and stem("studies") == "study" and stem("planned") == "plan"
+    assert stem("analysis") == "analysis" and stem("bus") == "bus" and stem("12s") == "12s"
