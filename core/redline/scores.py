@@ -9,7 +9,7 @@ Each pattern is one named rule of the table in core.redline, with its own exampl
 _CN1 = "[一二三四五六七八九十两几]"
 NUM = rf"(?:\d+|{_CN1})"
 SUBJECTS = ("语文|数学|英语|外语|物理|化学|生物|历史|地理|政治|道法|道德与法治|科学|信息技术|信息|体育|音乐|美术|"
-            "理综|文综|平均分|均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测|高考|中考|估分|口语|听力")
+            "理综|文综|(?<![班级校组区市])平均分|(?<![班级校组区市平])均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测|高考|中考|估分|口语|听力")
 _EN_SUBJECTS = ("math|maths|mathematics|english|physics|chemistry|biology|history|geography|science|chinese|"
                 "literature|art|music|pe|reading|writing|french|spanish|german|economics|computing|algebra|geometry")
 # What may follow a number that is NOT a score: 45分钟, 第3章, 10道题, 教了20年 …
@@ -29,6 +29,7 @@ _ASSESSED = rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|等级|等�
 _GRADE_VERB = (r"[:：是为]|评为|评定为|被评为|评了个?|评上|评到|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?|拿到|得到|考到|"
                r"获得|只拿到")
 _LETTER = r"[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])"
+_EN_LETTER = r"[a-f](?:[+\-]|\s+(?:plus|minus)\b)?"
 
 SCORE_RULES_ZH = {
     # 数学92, 数学 92 分, 语文考了88, 英语成绩76, 物理期末 85, 平均分78, 成绩：90
@@ -44,6 +45,13 @@ SCORE_RULES_ZH = {
         r"(?:[几多]\s*)?(?:分(?!钟)|(?![\s\u4e00-\u9fff\d]))|满分|零分|" + _CN1 + r"分(?!钟))",
         ["小明期中考了85分", "只考了59", "考了九十二", "拿了满分的是刘洋", "只考了四十几分"],
         ["考了三个单元的内容", "得了一等奖"],
+    ),
+    # 考了全班最高分, 拿了个低分, 卷面分是60, 个人得分 45
+    "score_high_low_mark": (
+        r"(?:考了|考出|考到|得了|拿了|拿到)个?[^，,。.;；!！?？\n]{0,6}?(?:最高分|最低分|高分|低分|满分|零分)|"
+        r"(?:卷面分|个人得分|实际得分|的分数|的得分|的总分)\s*(?:是|为|[:：]|只有|才|仅)?\s*\d{1,3}(?!\s*(?:分钟|道|题|页))",
+        ["邓超考了全班最高分 99", "梁宇的卷面分是六十", "拿了个低分"],
+        ["这次试卷满分 150 分", "最高分的答案怎么写", "题目的分数是5分钟内算完"],
     ),
     # 成绩不理想，只有55 / 才60几分: "only" and a bare number, in a sentence about assessment
     "score_only_number": (
@@ -64,15 +72,18 @@ SCORE_RULES_ZH = {
         rf"(?:{_ASSESSED})[^，,。.;；!！?？\n]{{0,6}}?(?:考了?|拿了?|得了?|是)?\s*满分"
         rf"(?!\s*(?:\d|是|为|[:：]|制|的?标准|作文|卷|答案))|"
         rf"(?:{_ASSESSED}|排名|名次|总分)[^，,。.;；!！?？\n]{{0,8}}?(?:下滑|退步|进步|上升|下降|提高|前进|后退|少了|多了|涨了|"
-        rf"掉了|跌了)了?\s*{NUM}\s*(?:名|分(?!钟))",
-        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "胡可馨总分比上次少了40分", "王同学数学经常考满分"],
-        ["作文满分60分", "听力满分是30分", "讲解满分作文的标准", "数学课上分析满分答案"],
+        rf"掉了|跌了)了?\s*{NUM}\s*(?:名|分(?!钟))|"
+        rf"(?<!平均分)(?<!均分)比\s*(?:上次|上回|之前|以前|期中|期末|月考|上学期|上个月)\s*(?:高|低|多|少|提高|进步|退步|下降|"
+        rf"上升|涨|掉|降)了?\s*{NUM}\s*(?:多)?\s*(?:名|分(?!钟))",
+        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "胡可馨总分比上次少了40分", "王同学数学经常考满分",
+         "谢婷这次比上次高了二十分"],
+        ["作文满分60分", "听力满分是30分", "讲解满分作文的标准", "数学课上分析满分答案", "年级平均分比上次高了 5 分"],
     ),
     # 总分620 (but not 试卷总分150 / 卷面总分)
     "score_total": (
-        r"(?<![卷面])总分\s*(?:[:：是为]|考了?|达到)?\s*\d{2,3}",
+        r"(?<![卷面])(?<!高考)(?<!中考)总分\s*(?:[:：是为]|考了?|达到)?\s*\d{2,3}",
         ["总分620，能上重点"],
-        ["卷面总分120分", "试卷总分150"],
+        ["卷面总分120分", "试卷总分150", "高考总分 750 分"],
     ),
     # 排名第3, 排名前10, 年级排名 5
     "score_rank_word": (
@@ -103,9 +114,13 @@ SCORE_RULES_ZH = {
     "score_standing_zh": (
         rf"(?:在|处于|位于|排在?|位列)\s*(?:{_GROUPS})\s*(?:的)?\s*(?:中游|上游|下游|中等|中上|中下|前列|末尾|前几|后几)|"
         rf"(?:排|排名|位列|位于|处于)\s*(?:在)?\s*(?:{_GROUPS})?\s*(?:的)?\s*(?:前|后)\s*(?:百分之|\d+\s*%)|"
-        rf"最后\s*(?:一|1)\s*名|数一数二",
-        ["张伟的成绩在班级中游", "李娜在年级里排前百分之五", "马丽是全班最后一名", "林峰的英语在班上数一数二"],
-        ["在年级中推广这个方法", "排在最后一节课"],
+        rf"最后\s*(?:一|1)\s*名|数一数二|"
+        rf"(?:成绩|分数|排名|名次|考得|考试|总分)[^，,。.;；!！?？\n]{{0,10}}?(?:垫底|倒数|最差|最低|末尾|吊车尾|中下游|下游|"
+        rf"最好|最高|拔尖|名列前茅)(?!的?\s*(?:题|方法|办法|途径|时候|科目|一次|讲法|策略|版本))|"
+        rf"(?:在|是)\s*(?:{_GROUPS})\s*[里中内上]?\s*(?:的)?\s*(?:倒数|垫底|最差|拔尖|末尾|吊车尾)",
+        ["张伟的成绩在班级中游", "李娜在年级里排前百分之五", "马丽是全班最后一名", "林峰的英语在班上数一数二",
+         "曹阳成绩在班上垫底", "曾琪在班里倒数", "田甜的数学成绩一直是班上最差的"],
+        ["在年级中推广这个方法", "排在最后一节课", "如何帮助成绩落后的学生", "成绩最好的题型是选择题的讲法"],
     ),
     # 绩点3.5, 85/100, 3.7/4.0
     "score_gpa_fraction": (
@@ -117,22 +132,29 @@ SCORE_RULES_ZH = {
     "score_letter_or_level": (
         rf"(?:{_ASSESSED})\s*(?:成绩|等级|等第|考试)?\s*(?:{_GRADE_VERB})?\s*"
         rf"(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]|的成绩|等))|"
-        rf"(?:{_ASSESSED})[^，,。.;；!！?？\n]{{0,8}}?(?:{_GRADE_VERB})\s*(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]))",
+        rf"(?:{_ASSESSED})(?:(?!标准|细则)[^，,。.;；!！?？\n]){{0,8}}?(?:{_GRADE_VERB})\s*"
+        rf"(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]))",
         ["数学B+", "语文等级为A", "英语评为优", "成绩：良好", "王芳数学优秀。", "期末评定：不合格", "郑爽历史评了个良",
          "胡军英语口语测试得了B"],
-        ["试卷分A卷和B卷", "数学A层班", "数学优秀的同学可以做拓展题", "成绩优良中差四档怎么定义"],
+        ["试卷分A卷和B卷", "数学A层班", "数学优秀的同学可以做拓展题", "成绩优良中差四档怎么定义",
+         "作文评分标准：一类文 50 分以上"],
     ),
     # Words that are themselves a grade, or pass/fail of an exam.
     "score_fail_words": (
-        rf"不及格|没及格|没有及格|挂科|考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
+        rf"(?<![“\"「『'‘])不及格(?![”\"」』'’]|的?(?:题|题型|率|线|标准|人数))|没及格|没有及格|挂科|重修|挂了\s*{NUM}\s*门|"
+        rf"(?:{SUBJECTS}|考试|测验|这门课)\s*(?:又|都|也|还|再次|再|这次)?\s*(?:没过|没通过|没考过)|"
+        rf"(?:刚好|刚刚|勉强|险些|差点|差一点|没能|总算)\s*(?:及格|不及格|过线|没过|挂)|"
+        rf"考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
         rf"(?:{SUBJECTS}|考试)\s*(?:又|都|也|还)?\s*挂了|"
         rf"(?:测试|考试|考核|测验|达标)[^，,。.;；\n]{{0,4}}?(?:没通过|未通过|没过|不达标|未达标)|"
         rf"(?:年级|班级|全校|全市|全区|全省|高考|中考)\s*(?:的)?\s*(?:状元|榜首|倒数)|成绩\s*垫底|吊车尾|留级|"
         rf"是[^，,。.;；\n]{{0,6}}?(?:学困生|后进生|差生|尖子生|优等生|学渣|学霸|优生)|"
         rf"(?:每次|总是|一直|常常|经常|次次)\s*(?:都)?\s*(?:考)?\s*(?:前|第)\s*{NUM}(?!{_RANK_NOT_UNIT})",
-        ["赵磊这次数学不及格", "小李补考了", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
+        ["赵磊这次数学不及格", "小李补考了", "张伟上学期挂了两门", "李娜物理又没过", "刘洋数学刚好及格",
+         "吴磊英语重修", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
          "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底", "王梓睿是班上的学困生", "孙一诺每次都前三"],
-        ["及格线是60分", "如何帮助学困生提高成绩", "每次都先做第一题"],
+        ["及格线是60分", "如何帮助学困生提高成绩", "每次都先做第一题", "把不及格的题型归类一下", "这段代码没过编译",
+         "用“不及格”造句"],
     ),
 }
 
@@ -165,8 +187,9 @@ SCORE_RULES_EN = {
     "score_got_mark": (
         r"\b(?:got|gets|get|received|receives|earned|earns|achieved|made|was\s+given|were\s+given)\s+"
         r"(?:(?:a|an|only|just)\s+)?(?:\d{1,3}(?:\.\d+)?\s*(?:%|percent|points?|marks?|/|out\s+of|on|in)|"
-        r"[\"'“]?[a-f][+\-]?[\"'”]?\s+(?:in|on|for)\b|full\s+marks\b)",
-        ["Amy got 92% on the final", "Jack got a C in math", "she got a b+ in english", "got full marks"],
+        r"[\"'“]?" + _EN_LETTER + r"[\"'”]?\s+(?:in|on|for)\b|full\s+marks\b)",
+        ["Amy got 92% on the final", "Jack got a C in math", "she got a b+ in english", "got full marks",
+         "Tom got a C minus in chemistry"],
         ["got 3 new books", "got a lot of homework"],
     ),
     # Eva's average is 91, Ivy's SAT score is 1450, Kevin's maths mark was 38%
@@ -194,7 +217,7 @@ SCORE_RULES_EN = {
     # an A* in maths, predicted a U, grade 7 in English, a distinction, grades all Cs, from B to D
     "score_grade_words": (
         r"\b(?:got|gets|get|received|receives|earned|achieved|achieves|awarded|given|predicted|targeted|working\s+at|"
-        r"working\s+towards|on\s+track\s+for)\s+(?:an?\s+)?(?:grade\s+)?(?:a\*|[a-f][+\-]?|u|[1-9])\s+"
+        r"working\s+towards|on\s+track\s+for)\s+(?:an?\s+)?(?:grade\s+)?(?:a\*|" + _EN_LETTER + r"|u|[1-9])\s+"
         r"(?:in|for|on|at)\b|"
         r"\b(?:got|received|achieved|awarded|earned|gained)\s+(?:a\s+)?(?:merit|distinction|credit)\b|"
         r"\b(?:grade|mark|score|result|level)s?\b[^.;\n]{0,20}?from\s+(?:[a-f][+\-]?|a\*|\d+)\s+to\s+"
@@ -230,24 +253,32 @@ SCORE_RULES_EN = {
         ["problem set 3 is due Monday", "the 2 marks for method", "plot the two As on the graph"],
     ),
     "score_gpa": (
-        r"\bgpa\s*(?:of|is|was|:|=|是|为|：)?\s*\d|\d\.\d+\s*gpa\b",
-        ["Her GPA is 3.7", "a 3.9 GPA", "林浩然上学期GPA是2.8"],
+        r"\bgpa\s*(?:of|is|was|:|=|是|为|：)?\s*\d|\d\.\d+\s*gpa\b|"
+        r"\bgpa\s+(?:dropped|fell|rose|went|climbed|improved|increased|decreased|slipped|jumped)\s+(?:\w+\s+)?"
+        r"(?:to|from|by)\s+\d",
+        ["Her GPA is 3.7", "a 3.9 GPA", "林浩然上学期GPA是2.8", "Olivia's GPA dropped to 2.8"],
         ["explain how a gpa is computed"],
     ),
     "score_rank": (
         r"\brank(?:ed|s|ing)?\s+(?:#\s*|no\.?\s*|number\s+)?(?:\d+|first|second|third|fourth|fifth|last|top|bottom)\b|"
         r"\b\d+(?:st|nd|rd|th)\s+(?:place|in\s+(?:the\s+|his\s+|her\s+|their\s+)?(?:class|grade|year|school|form|"
-        r"cohort))\b|\b(?:came|finished|placed)\s+(?:\d+(?:st|nd|rd|th)|top|first|last|bottom)\b|"
-        r"\b(?:top|bottom)\s+of\s+(?:the|his|her|their)\s+(?:class|year|grade|form|cohort)\b|"
+        r"cohort))\b|\b(?:came|finished|placed|ranked)\s+(?:\d+(?:st|nd|rd|th)|top|first|second|third|fourth|fifth|sixth|"
+        r"seventh|eighth|ninth|tenth|last|bottom)\b|"
+        r"\b(?:is|was|are|were|be|been|came|finished|stays?|stayed|remains?|remained|at)\s+(?:at\s+)?(?:the\s+)?"
+        r"(?:top|bottom)\s+of\s+(?:the|his|her|their)\s+(?:class|year|grade|form|cohort)\b|"
         r"\b(?:top|bottom)\s+\d+\s*(?:%|percent)?\s+(?:of|in)\s+(?:the\s+|his\s+|her\s+|their\s+)?"
         r"(?:class|grade|year|school|cohort|form)|\b\d+(?:st|nd|rd|th)\s+percentile\b",
         ["He ranked 3rd in the class", "She came 2nd in her year", "in the top 5 of the class",
          "Alice is ranked first in her class",
-         "Olivia came top in science", "Noah is bottom of the class in reading"],
-        ["rank the answers from best to worst", "the 2nd lesson of the week"],
+         "Olivia came top in science", "Noah is bottom of the class in reading", "Noah came third in the year group"],
+        ["rank the answers from best to worst", "the 2nd lesson of the week", "Top of the class strategies for revision"],
     ),
     "score_pass_fail": (
-        r"\bflunk(?:ed|s|ing)?\b|"
+        r"\bflunk(?:ed|s|ing)?\b|\b(?:barely|narrowly|only\s+just|just)\s+(?:passed|failed|scraped)\b|"
+        r"\b(?:passed|failed|sat|took|takes|take|taking)\s+(?:the\s+|his\s+|her\s+|their\s+|a\s+)(?:\w+\s+)?"
+        r"(?:resit|re-sit|retake|make-up\s+(?:exam|test))\b|"
+        r"\b(?:resits?|re-sits?|retakes?|resat|retook|resitting|retaking|repeat(?:s|ed|ing)?)\s+(?:the\s+|his\s+|her\s+|"
+        r"their\s+|a\s+)?(?:\w+\s+)?(?:exam|test|paper|module|course|quiz|year)\b|"
         r"(?:\b(?:failed|fails|failing)\s+(?:the\s+|his\s+|her\s+|their\s+|an?\s+)?|"
         r"\b(?:passed|passes|scraped\s+through)\s+(?:his\s+|her\s+|their\s+))"
         r"(?:\w+\s+)?(?:exam|test|quiz|class|course|subject|module|final|midterm|paper|maths?|english|physics|"
@@ -255,7 +286,14 @@ SCORE_RULES_EN = {
         r"\b\d{1,3}\s*(?:%|percent)\s+(?:on|in)\s+(?:the|his|her|their|a|an)\s+(?:\w+\s+)?(?:exam|test|quiz|final|"
         r"midterm|paper)",
         ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit",
-         "Daniel flunked geography"],
+         "Daniel flunked geography", "Lucy barely passed maths", "Amy passed the retake", "Kevin has to resit the exam"],
         ["the program passed the unit test", "passes the ball"],
     ),
 }
+
+
+# A class's own result (三班这次平均分排年级第二, 我们班的及格率是95%) is not a pupil's.
+CLASS_STATISTIC = (r"^\s*(?:[\d一二三四五六七八九十]+|我们|咱们|本|我|各)\s*班\s*(?:这次|本次|上次|期中|期末|月考)?\s*的?\s*"
+                   r"(?:平均分|均分|总分|整体成绩|总成绩|成绩|及格率|优秀率|合格率)")
+# Rules about a place in a ranking, which a question about ranking in general also mentions.
+RANK_RULES = ("score_rank_word", "score_rank_place", "score_rank_placed")

@@ -1,0 +1,42 @@
+"""Health and family situations that are a sentence, not a term: a measurement of a
+pupil's body (视力 4.3), an injury (broke his arm), a finding (体检报告显示…), money
+trouble at home (家里欠了很多债). Regular expressions over normalized text, each a named
+rule of the table in core.redline with its own examples, like core/redline/scores.py.
+"""
+
+_BODY_EN = (r"arm|leg|wrist|ankle|knee|foot|feet|hand|finger|thumb|collarbone|back|neck|shoulder|nose|toe|hip|elbow|"
+            r"jaw|rib|skull|tooth|teeth")
+
+HEALTH_RULES = {
+    # 视力只有 4.3, 左眼视力 0.6, 视力下降, 左耳听力受损, 体检报告显示…, 心脏有杂音
+    "health_measure_or_finding": (
+        r"视力\s*(?:只有|才|是|为|[:：]|仅|左眼|右眼|双眼)?\s*(?:左眼|右眼|双眼)?\s*[0-5]\.\d|"
+        r"(?:视力|听力|视觉|嗓子|心脏|肺|肝|肾|胃|眼睛|耳朵)\s*(?:有些?|有点|一直|明显|严重)?\s*"
+        r"(?:下降|减退|受损|损伤|不好|很差|有问题|出问题|异常|有杂音|杂音|衰退|障碍|感染|发炎)|"
+        r"(?:左|右|双)(?:耳|眼)[^，,。.;；]{0,4}(?:失明|失聪|听不见|看不见|看不清|受损|弱视|听力|视力)|"
+        r"(?:体检|检查|化验|诊断|检测)[^，,。.;；]{0,6}?(?:显示|发现|查出|提示|异常|不合格|有问题)|"
+        r"(?:摔|扭|撞|烫|烧|割|咬|划|砸|碰|崴|抓)(?:伤|断|破|骨折)了|缝了\s*\d+\s*针",
+        ["马超的体检报告显示心脏有杂音", "陈浩视力只有 4.3", "孙悦左耳听力受损", "他的视力下降得厉害", "小李摔伤了",
+         "右眼视力 0.6"],
+        ["准备体检通知，提醒家长带孩子空腹", "实验课注意安全，不要烫伤", "英语听力只拿了 12 分", "视力表怎么挂",
+         "录音里有杂音"],
+    ),
+    # broke his arm, sprained her ankle, in hospital, off sick
+    "health_injury_en": (
+        rf"\b(?:broke|broken|fractured|sprained|twisted|injured|hurt|dislocated|cut|burned|burnt)\s+"
+        rf"(?:his|her|their|my|a|an)\s+(?:\w+\s+)?(?:{_BODY_EN})s?\b|\b(?:is|was|are|were|been|stays?|stayed)\s+in\s+"
+        rf"hospital\b|\b(?:off|home|away|out)\s+(?:sick|ill)\b|\bwas\s+sick\b",
+        ["Oscar broke his arm at the weekend", "Mia sprained her ankle in PE", "Leo is in hospital", "Zoe was off sick"],
+        ["the vase was broken", "a field trip to the hospital", "sick of the rain", "cut a piece of paper"],
+    ),
+}
+
+FAMILY_RULES = {
+    # 家里欠了很多债, 家庭很困难, 家境贫寒, 爸爸还不起贷款
+    "family_money": (
+        r"欠[^，,。.;；]{0,5}债|还不起|(?<![大专国作画行玩农商])(?:家里|家境|家庭|家中|家)\s*(?:很|非常|特别|比较|十分)?\s*"
+        r"(?:困难|贫困|贫寒|拮据|穷|揭不开锅|没钱|负担重)",
+        ["何静家里欠了很多债", "林峰家里很困难", "他家很穷"],
+        ["家庭作业很困难", "家长会在周五", "大家很困难地完成了任务"],
+    ),
+}
