@@ -119,6 +119,7 @@ def _regex_rule(pattern: str, *, unless: Callable[[str, str], bool] | None = Non
 
 
 _CLASS_STATISTIC = re.compile(scores.CLASS_STATISTIC)
+_NOT_ASSESSMENT_RANK = re.compile(scores.NOT_ASSESSMENT_RANK, re.ASCII)
 
 
 def _score_exemption(name: str) -> Callable[[str, str], bool] | None:
@@ -126,7 +127,8 @@ def _score_exemption(name: str) -> Callable[[str, str], bool] | None:
     names nobody (年级前十名的名单要公布吗？请给出建议) is nobody's place."""
     if name not in scores.RANK_RULES:
         return None
-    return lambda text, plain: bool(_CLASS_STATISTIC.search(plain)) or terms.lesson_request(text, plain)
+    return lambda text, plain: bool(_CLASS_STATISTIC.search(plain) or _NOT_ASSESSMENT_RANK.search(plain)) \
+        or terms.lesson_request(text, plain)
 
 
 _ID_EXAMPLE = "11010519491231002X"
@@ -166,14 +168,15 @@ RULES: tuple[Rule, ...] = (
          ("Likes to foster critical thinking", "设计一节关于单亲家庭题材小说的阅读课")),
     Rule("family_bereavement", "family", _regex_rule(
         r"(?:父亲|母亲|爸爸|妈妈|父母|爸|妈|爷爷|奶奶|外公|外婆)[^，,。.；;!?！？]{0,4}(?:去世|过世|离世|病逝|病故|走了)|"
-        r"\b(?:his|her|their)\s+(?:\w+\s+)?(?:father|mother|dad|mum|mom|parents?)\s+"
+        r"(?:\b(?:his|her|their)|'s)\s+(?:\w+\s+)?(?:father|mother|dad|mum|mom|parents?)\s+"
         r"(?!tongue|land|country|board)(?:\w+\s+){0,2}"
         r"(?:died|passed\s+away)", unless=terms.lesson_request),
-         ("孙悦的妈妈去年去世了", "小明的爷爷上个月过世", "her mother died last spring"),
+         ("孙悦的妈妈去年去世了", "小明的爷爷上个月过世", "her mother died last spring", "Oliver's mum passed away"),
          ("鲁迅在1936年去世", "his mother tongue died out", "语文阅读题：文中母亲去世对主人公的影响")),
     Rule("family_parents_away", "family", _regex_rule(
-        r"(?:父母|爸妈|爸爸妈妈|父亲|母亲|爸爸|妈妈)[^，,。.；;]{0,4}(?:常年|长期|一直|都)?\s*在外(?:地|省)?\s*(?:打工|务工|工作)"),
-         ("高思齐父母常年在外打工", "他爸妈都在外地务工"),
+        r"(?:父母|爸妈|爸爸妈妈|父亲|母亲|爸爸|妈妈)[^，,。.；;]{0,4}(?:常年|长期|一直|都)?\s*"
+        r"(?:在外(?:地|省)?\s*(?:打工|务工|工作)|在[\u4e00-\u9fff]{1,4}(?:打工|务工))"),
+         ("高思齐父母常年在外打工", "他爸妈都在外地务工", "沈悦父母在广东打工"),
          ("讲讲外出务工人员的贡献",)),
     Rule("family_pinyin_and_typos", "family", lambda text, plain: "family" in _fuzzy_terms_in(plain)
          and not terms.lesson_request(text, plain),

@@ -9,7 +9,7 @@ Each pattern is one named rule of the table in core.redline, with its own exampl
 _CN1 = "[一二三四五六七八九十两几]"
 NUM = rf"(?:\d+|{_CN1})"
 SUBJECTS = ("语文|数学|英语|外语|物理|化学|生物|历史|地理|政治|道法|道德与法治|科学|信息技术|信息|体育|音乐|美术|"
-            "理综|文综|(?<![班级校组区市])平均分|(?<![班级校组区市平])均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测|高考|中考|估分|口语|听力")
+            "理综|文综|(?<![班级校组区市卷题])(?<![卷子题班级]的)平均分|(?<![班级校组区市卷题平])均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测|高考|中考|估分|口语|听力")
 _EN_SUBJECTS = ("math|maths|mathematics|english|physics|chemistry|biology|history|geography|science|chinese|"
                 "literature|art|music|pe|reading|writing|french|spanish|german|economics|computing|algebra|geometry")
 # What may follow a number that is NOT a score: 45分钟, 第3章, 10道题, 教了20年 …
@@ -48,7 +48,7 @@ SCORE_RULES_ZH = {
     ),
     # 考了全班最高分, 拿了个低分, 卷面分是60, 个人得分 45
     "score_high_low_mark": (
-        r"(?:考了|考出|考到|得了|拿了|拿到)个?[^，,。.;；!！?？\n]{0,6}?(?:最高分|最低分|高分|低分|满分|零分)|"
+        r"(?:考了|考出|考到|得了|拿了|拿到)个?[^，,。.;；!！?？\n]{0,6}?(?:最高分|最低分|高分|低分|满分|零分|及格分|优秀分)|"
         r"(?:卷面分|个人得分|实际得分|的分数|的得分|的总分)\s*(?:是|为|[:：]|只有|才|仅)?\s*\d{1,3}(?!\s*(?:分钟|道|题|页))",
         ["邓超考了全班最高分 99", "梁宇的卷面分是六十", "拿了个低分"],
         ["这次试卷满分 150 分", "最高分的答案怎么写", "题目的分数是5分钟内算完"],
@@ -73,7 +73,8 @@ SCORE_RULES_ZH = {
         rf"(?!\s*(?:\d|是|为|[:：]|制|的?标准|作文|卷|答案))|"
         rf"(?:{_ASSESSED}|排名|名次|总分)[^，,。.;；!！?？\n]{{0,8}}?(?:下滑|退步|进步|上升|下降|提高|前进|后退|少了|多了|涨了|"
         rf"掉了|跌了)了?\s*{NUM}\s*(?:名|分(?!钟))|"
-        rf"(?<!平均分)(?<!均分)比\s*(?:上次|上回|之前|以前|期中|期末|月考|上学期|上个月)\s*(?:高|低|多|少|提高|进步|退步|下降|"
+        rf"(?<!平均分)(?<!均分)比\s*(?:上次|上回|之前|以前|期中|期末|月考|上学期|上个月|平均分|均分|平均线|及格线|分数线|"
+        rf"同桌|别人|其他同学|全班|班上)\s*(?:高|低|多|少|提高|进步|退步|下降|"
         rf"上升|涨|掉|降)了?\s*{NUM}\s*(?:多)?\s*(?:名|分(?!钟))",
         ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "胡可馨总分比上次少了40分", "王同学数学经常考满分",
          "谢婷这次比上次高了二十分"],
@@ -195,10 +196,11 @@ SCORE_RULES_EN = {
     # Eva's average is 91, Ivy's SAT score is 1450, Kevin's maths mark was 38%
     "score_possessive": (
         r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+){0,2}?(?:average|score|mark|grade|result)s?\s*"
-        r"(?:is|was|were|of|:|=)\s*"
+        r"(?:is|was|were|of|:|=)\s*(?:only\s+|just\s+|about\s+|around\s+|under\s+|below\s+)?"
         r"(?:\d{1,4}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words))|"
         r"[a-f][+\-]?(?![a-z0-9]))",
-        ["Eva's average is 91", "Ivy's SAT score is 1450", "Kevin's maths mark was 38%", "her grade is B"],
+        ["Eva's average is 91", "Ivy's SAT score is 1450", "Kevin's maths mark was 38%", "her grade is B",
+         "Sam's science mark was only 41%"],
         ["the question's mark scheme is online", "the test's score is out of 50 questions"],
     ),
     # the lowest score in the class, only managed 12 out of 40, reading age two years behind
@@ -265,7 +267,7 @@ SCORE_RULES_EN = {
         r"cohort))\b|\b(?:came|finished|placed|ranked)\s+(?:\d+(?:st|nd|rd|th)|top|first|second|third|fourth|fifth|sixth|"
         r"seventh|eighth|ninth|tenth|last|bottom)\b|"
         r"\b(?:is|was|are|were|be|been|came|finished|stays?|stayed|remains?|remained|at)\s+(?:at\s+)?(?:the\s+)?"
-        r"(?:top|bottom)\s+of\s+(?:the|his|her|their)\s+(?:class|year|grade|form|cohort)\b|"
+        r"(?:top|bottom)\s+of\s+(?:the|his|her|their)\s+(?:class|year|grade|form|cohort|set|group)\b|"
         r"\b(?:top|bottom)\s+\d+\s*(?:%|percent)?\s+(?:of|in)\s+(?:the\s+|his\s+|her\s+|their\s+)?"
         r"(?:class|grade|year|school|cohort|form)|\b\d+(?:st|nd|rd|th)\s+percentile\b",
         ["He ranked 3rd in the class", "She came 2nd in her year", "in the top 5 of the class",
@@ -275,6 +277,8 @@ SCORE_RULES_EN = {
     ),
     "score_pass_fail": (
         r"\bflunk(?:ed|s|ing)?\b|\b(?:barely|narrowly|only\s+just|just)\s+(?:passed|failed|scraped)\b|"
+        r"\b(?:didn't|did\s+not|couldn't|could\s+not|never|failed\s+to)\s+pass\b|"
+        r"\bto\s+fail\s+(?:the\s+|his\s+|her\s+|their\s+)(?:\w+\s+)?(?:exam|test|quiz|paper|module)\b|"
         r"\b(?:passed|failed|sat|took|takes|take|taking)\s+(?:the\s+|his\s+|her\s+|their\s+|a\s+)(?:\w+\s+)?"
         r"(?:resit|re-sit|retake|make-up\s+(?:exam|test))\b|"
         r"\b(?:resits?|re-sits?|retakes?|resat|retook|resitting|retaking|repeat(?:s|ed|ing)?)\s+(?:the\s+|his\s+|her\s+|"
@@ -286,7 +290,8 @@ SCORE_RULES_EN = {
         r"\b\d{1,3}\s*(?:%|percent)\s+(?:on|in)\s+(?:the|his|her|their|a|an)\s+(?:\w+\s+)?(?:exam|test|quiz|final|"
         r"midterm|paper)",
         ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit",
-         "Daniel flunked geography", "Lucy barely passed maths", "Amy passed the retake", "Kevin has to resit the exam"],
+         "Daniel flunked geography", "Lucy barely passed maths", "Amy passed the retake", "Kevin has to resit the exam",
+         "Chloe didn't pass her French oral", "the only student to fail the algebra test"],
         ["the program passed the unit test", "passes the ball"],
     ),
 }
@@ -295,5 +300,9 @@ SCORE_RULES_EN = {
 # A class's own result (三班这次平均分排年级第二, 我们班的及格率是95%) is not a pupil's.
 CLASS_STATISTIC = (r"^\s*(?:[\d一二三四五六七八九十]+|我们|咱们|本|我|各)\s*班\s*(?:这次|本次|上次|期中|期末|月考)?\s*的?\s*"
                    r"(?:平均分|均分|总分|整体成绩|总成绩|成绩|及格率|优秀率|合格率)")
+# A place in a race, a contest or a sorted list is not a result of assessment.
+NOT_ASSESSMENT_RANK = (r"运动会|比赛|竞赛|大赛|赛跑|跑了|跳了|接力|拔河|评比|排行榜|排序|队伍|球队|数据|数组|列表|元素|算法|"
+                       r"\b(?:race|run|match|tournament|competition|contest|sports\s+day|charity|"
+                       r"(?:the|our|my)\s+(?:class|team|school|form|house)\s+(?:came|finished|placed|ranked|is|was))\b")
 # Rules about a place in a ranking, which a question about ranking in general also mentions.
-RANK_RULES = ("score_rank_word", "score_rank_place", "score_rank_placed")
+RANK_RULES = ("score_rank_word", "score_rank_place", "score_rank_placed", "score_rank")

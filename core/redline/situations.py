@@ -15,18 +15,30 @@ HEALTH_RULES = {
         r"(?:下降|减退|受损|损伤|不好|很差|有问题|出问题|异常|有杂音|杂音|衰退|障碍|感染|发炎)|"
         r"(?:左|右|双)(?:耳|眼)[^，,。.;；]{0,4}(?:失明|失聪|听不见|看不见|看不清|受损|弱视|听力|视力)|"
         r"(?:体检|检查|化验|诊断|检测)[^，,。.;；]{0,6}?(?:显示|发现|查出|提示|异常|不合格|有问题)|"
-        r"(?:摔|扭|撞|烫|烧|割|咬|划|砸|碰|崴|抓)(?:伤|断|破|骨折)了|缝了\s*\d+\s*针",
+        r"(?:摔|扭|撞|烫|烧|割|咬|划|砸|碰|崴|抓)(?:伤|断|破|骨折)了|缝了\s*\d+\s*针|"
+        # pain in a part of the body: 肚子疼, 头一直疼, 牙痛
+        r"(?:头|肚子|胃|牙|嗓子|喉咙|腿|脚|膝盖|腰|背|眼睛|耳朵|胸口|心口|肚)\s*(?:很|有点|一直|特别|总是|老是|经常)?\s*"
+        r"(?:疼|痛)(?![苦快心])|"
+        # a named illness by its ending (鼻窦炎, 后遗症), or caught, diagnosed, taken to hospital
+        r"[\u4e00-\u9fff]{1,4}炎(?![热黄帝凉夏日])|(?<![对病])[\u4e00-\u9fff]{1,4}(?<!对)症(?![状候下])|"
+        r"(?:得了|患了|患有|染上了?|感染了|查出了?|确诊为?|被诊断为?)[^，,。.;；]{0,6}?(?:病|炎|症|流|感冒|瘤|癌)|"
+        r"(?:去|到|在|送|进了?|住进了?|送进了?|带去|带到)\s*(?:了)?\s*医院(?!参观|实习)|"
+        r"不想活|想死|情绪低落|不耐受",
         ["马超的体检报告显示心脏有杂音", "陈浩视力只有 4.3", "孙悦左耳听力受损", "他的视力下降得厉害", "小李摔伤了",
-         "右眼视力 0.6"],
+         "右眼视力 0.6", "小雨今天肚子疼", "高明有鼻窦炎", "李倩得了甲流", "他被家长带去医院了", "林楠乳糖不耐受"],
         ["准备体检通知，提醒家长带孩子空腹", "实验课注意安全，不要烫伤", "英语听力只拿了 12 分", "视力表怎么挂",
-         "录音里有杂音"],
+         "录音里有杂音", "夏天天气炎热", "对症下药", "他心疼妈妈", "得了一等奖", "病症状的描述"],
     ),
     # broke his arm, sprained her ankle, in hospital, off sick
     "health_injury_en": (
         rf"\b(?:broke|broken|fractured|sprained|twisted|injured|hurt|dislocated|cut|burned|burnt)\s+"
         rf"(?:his|her|their|my|a|an)\s+(?:\w+\s+)?(?:{_BODY_EN})s?\b|\b(?:is|was|are|were|been|stays?|stayed)\s+in\s+"
-        rf"hospital\b|\b(?:off|home|away|out)\s+(?:sick|ill)\b|\bwas\s+sick\b",
-        ["Oscar broke his arm at the weekend", "Mia sprained her ankle in PE", "Leo is in hospital", "Zoe was off sick"],
+        rf"hospital\b|\b(?:off|home|away|out)\s+(?:sick|ill)\b|\bwas\s+sick\b|"
+        rf"\b(?:eyesight|hearing|vision)\s+(?:is|was|has|getting|got)\s+(?:\w+\s+)?(?:poor|bad|worse|deteriorat\w*|"
+        rf"impaired|damaged|weak)|\bhad\s+(?:his|her|their)\s+(?:\w+\s+)?(?:tonsils|appendix|adenoids|teeth|tooth)\s+"
+        rf"(?:out|removed)|\b(?:lactose|gluten)\s+intoleran",
+        ["Oscar broke his arm at the weekend", "Mia sprained her ankle in PE", "Leo is in hospital", "Zoe was off sick",
+         "her eyesight is very poor", "Millie had her tonsils out", "Ben is lactose intolerant"],
         ["the vase was broken", "a field trip to the hospital", "sick of the rain", "cut a piece of paper"],
     ),
 }
@@ -34,9 +46,16 @@ HEALTH_RULES = {
 FAMILY_RULES = {
     # 家里欠了很多债, 家庭很困难, 家境贫寒, 爸爸还不起贷款
     "family_money": (
-        r"欠[^，,。.;；]{0,5}债|还不起|(?<![大专国作画行玩农商])(?:家里|家境|家庭|家中|家)\s*(?:很|非常|特别|比较|十分)?\s*"
-        r"(?:困难|贫困|贫寒|拮据|穷|揭不开锅|没钱|负担重)",
-        ["何静家里欠了很多债", "林峰家里很困难", "他家很穷"],
+        r"欠[^，,。.;；]{0,5}债|(?:还|交|付|上|念|读)不起|(?<![大专国作画行玩农商])(?:家里|家境|家庭|家中|家)\s*"
+        r"(?:的)?(?:条件|经济|情况|生活)?\s*(?:很|非常|特别|比较|十分|太)?\s*(?:困难|贫困|贫寒|拮据|穷|揭不开锅|没钱|负担重|差)",
+        ["何静家里欠了很多债", "林峰家里很困难", "他家很穷", "蒋涛家里条件很差，交不起学费"],
         ["家庭作业很困难", "家长会在周五", "大家很困难地完成了任务"],
+    ),
+    # 坐了牢, 进了看守所, 被警察抓走
+    "family_custody": (
+        r"坐(?:了|过)\s*(?:\d+\s*年)?\s*牢|(?:进|关进|蹲)了?\s*(?:监狱|看守所|局子|少管所)|被(?:警察)?抓(?:走|了)|劳改|"
+        r"判了\s*\d+\s*年",
+        ["曹阳爸爸因为诈骗坐了牢", "他舅舅进了看守所"],
+        ["坐在教室前排", "抓了一把糖"],
     ),
 }
