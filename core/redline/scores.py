@@ -103,7 +103,7 @@ SCORE_RULES_ZH = {
     ),
     # 第3名, 第一名, 前十名, 年级前十, 班级第三
     "score_rank_place": (
-        rf"(?<![“\"「『'‘])第\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片”\"」』'’]|的?(?:奖|获奖|作品|作文|名单)|[到至和与]第)|"
+        rf"(?<![“\"「『'‘到至和与])第\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片”\"」』'’]|的?(?:奖|获奖|作品|作文|名单)|[到至和与]第)|"
         rf"前\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片])|"
         rf"(?:{_GROUPS})\s*(?:排名|排)?\s*(?:的)?\s*(?:第|前|后|倒数第?)\s*{NUM}(?!{_RANK_NOT_UNIT})|"
         rf"倒数\s*第?\s*{NUM}(?!{_RANK_NOT_UNIT}|\s*[秒分时])",
@@ -207,12 +207,23 @@ SCORE_RULES_EN = {
     "score_standing": (
         r"\b(?:lowest|highest|top|best|worst)\s+(?:score|mark|grade|result)s?\s+in\s+(?:the\s+|his\s+|her\s+)?"
         r"(?:class|year|group|form)|\bin\s+the\s+(?:bottom|top)\s+\d+\s*(?:%|percent)|"
+        # just below the pass mark, well above the class average, graded as 'working towards'
+        r"\b(?:scored|scores|was|is|fell|came|finished)\s+(?:just\s+|well\s+|slightly\s+|far\s+)?(?:below|above|under|"
+        r"short\s+of)\s+(?:the\s+)?(?:pass|grade\s+boundary|target|class\s+average|average|expected)|"
+        r"\bgraded\s+(?:as\s+)?(?:an?\s+)?['\"]?(?:" + _EN_LETTER + r"(?![a-z])|working|below|meeting|exceeding|emerging|"
+        r"developing|secure|pass|fail|merit|distinction)|"
+        # Jake's result in the physics test was disappointing: 34
+        r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+){0,2}(?:score|mark|result|grade)s?\b[^.;\n]{0,40}?(?:[:=]|\bwas|\bis)\s*"
+        r"\d{1,3}(?:\.\d+)?\b(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words))|"
         r"\b(?:managed|got|scored|earned|achieved|only|just)\s+(?:only\s+|just\s+)?\d{1,3}\s*(?:out\s+of|/)\s*\d|"
         r"\breading\s+age\b|\b(?:working|reading|performing)\s+(?:well\s+)?below\s+(?:grade|year|age)\b|"
         r"(?:'s|\b(?:his|her))\s+(?:\w+\s+)?(?:is|was)\s+(?:a\s+|at\s+)?grade\s+(?:[a-f][+\-]?|\d)\b",
         ["Mason got the lowest score in the class", "Nora scored in the bottom 10%", "Jack only managed 12 out of 40",
+         "Mila scored just below the pass mark", "Lily's English is graded as 'working towards'",
+         "Jake's result in the physics test was disappointing: 34",
          "Owen's reading age is two years behind", "Ruby's maths is grade C"],
-        ["The top score in the quiz was 18 out of 20", "3 out of 4 students finished",
+        ["The top score in the quiz was 18 out of 20", "3 out of 4 students finished", "The essay is graded on 4 criteria",
+         "Her score sheet has 20 questions",
          "the grade is taught by two teachers"],
     ),
     # UK school words: sets, marks off a pass, straight-A, two Es, below expected, IQ
