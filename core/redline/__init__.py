@@ -18,7 +18,13 @@ normalized text, and positive and negative examples that tests/core/test_redline
 - ``bank_card``: 13 to 19 digits that pass the Luhn check;
 - ``score``: a grade, score, level, rank or pass/fail (core/redline/scores.py);
 - ``health`` and ``family``: a term of the reviewed list in core/data/sensitive_terms.txt,
-  also in pinyin and with one typo (core/redline/terms.py).
+  also in pinyin and with one typo (core/redline/terms.py), or a situation written as a
+  sentence (视力 4.3, 肚子疼, 得了甲流, 坐了牢, 家里条件很差: core/redline/situations.py).
+
+What counts (issue 9): a person's own result, condition or circumstance. A class's statistic,
+a question's or a paper's score, a place in a race or a sorted list, and a lesson, story or
+general question about a condition that names nobody are not refused. A sick-leave note (病假)
+is health data about the pupil and is refused; a personal-leave note (事假) is not.
 
 A result names the KIND of data found, never the text, so callers can say what was
 refused without repeating it.

@@ -28,7 +28,8 @@ _LEVELS = (r"(?:优秀|优良|良好|中等|合格|及格|不合格|不及格|�
 _ASSESSED = rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|等级|等第|评定|评级|考评|测评|综合评价"
 _GRADE_VERB = (r"[:：是为]|评为|评定为|被评为|评了个?|评上|评到|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?|拿到|得到|考到|"
                r"获得|只拿到")
-_LETTER = r"[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])"
+# Not a letter of a list (等级 A、B、C) or of a paper, a set, a class …
+_LETTER = r"[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])(?!\s*[、/和与或]\s*[a-f](?![a-z]))"
 _EN_LETTER = r"[a-f](?:[+\-]|\s+(?:plus|minus)\b)?"
 
 SCORE_RULES_ZH = {
@@ -62,9 +63,10 @@ SCORE_RULES_ZH = {
     ),
     # 语文从B降到了C, 数学从85分提高到92分
     "score_from_to": (
-        rf"(?:{_ASSESSED}|排名|名次)[^，,。.;；!！?？\n]{{0,8}}?从\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}\s*名?|\d{{1,3}}\s*分)\s*"
+        rf"(?:{_ASSESSED}|排名|名次)[^。.;；!！?？\n]{{0,10}}?从\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}\s*(?:多|几|来)?\s*名?|"
+        rf"\d{{1,3}}\s*(?:多|几|来)?\s*分)\s*"
         rf"(?:降|升|掉|退|涨|提高|下降|上升|提升|跌|进步)(?:到|至)了?\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}|\d{{1,3}})",
-        ["李然这学期语文从B降到了C", "数学从85分提高到92分", "排名从第5掉到第20"],
+        ["李然这学期语文从B降到了C", "数学从85分提高到92分", "排名从第5掉到第20", "数学成绩从 90 多掉到 70 出头"],
         ["数学从第3章讲到第5章", "语文课从8点上到9点"],
     ),
     # 听力满分 (but not 满分150 / 满分是30分), 成绩下滑了20名, 总分比上次少了40分
@@ -138,6 +140,7 @@ SCORE_RULES_ZH = {
         ["数学B+", "语文等级为A", "英语评为优", "成绩：良好", "王芳数学优秀。", "期末评定：不合格", "郑爽历史评了个良",
          "胡军英语口语测试得了B"],
         ["试卷分A卷和B卷", "数学A层班", "数学优秀的同学可以做拓展题", "成绩优良中差四档怎么定义",
+         "讲解作文的评分等级 A、B、C 分别对应的要求",
          "作文评分标准：一类文 50 分以上"],
     ),
     # Words that are themselves a grade, or pass/fail of an exam.
@@ -216,7 +219,9 @@ SCORE_RULES_EN = {
         r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+){0,2}(?:score|mark|result|grade)s?\b[^.;\n]{0,40}?(?:[:=]|\bwas|\bis)\s*"
         r"\d{1,3}(?:\.\d+)?\b(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words))|"
         r"\b(?:managed|got|scored|earned|achieved|only|just)\s+(?:only\s+|just\s+)?\d{1,3}\s*(?:out\s+of|/)\s*\d|"
-        r"\breading\s+age\b|\b(?:working|reading|performing)\s+(?:well\s+)?below\s+(?:grade|year|age)\b|"
+        r"\b(?:reading|spelling|maths?|numeracy)\s+age\b|\b(?:lowest|highest|top|best|worst|weakest|strongest)[\s\-]"
+        r"(?:scorer|achiever|performer|attainer)s?\b|"
+        r"(?:是|为)\s*(?:全班|全年级|年级|班级|班上|班里|全校)\s*(?:的)?\s*(?:最高分|最低分)|\b(?:working|reading|performing)\s+(?:well\s+)?below\s+(?:grade|year|age)\b|"
         r"(?:'s|\b(?:his|her))\s+(?:\w+\s+)?(?:is|was)\s+(?:a\s+|at\s+)?grade\s+(?:[a-f][+\-]?|\d)\b",
         ["Mason got the lowest score in the class", "Nora scored in the bottom 10%", "Jack only managed 12 out of 40",
          "Mila scored just below the pass mark", "Lily's English is graded as 'working towards'",
@@ -233,7 +238,8 @@ SCORE_RULES_EN = {
         r"working\s+towards|on\s+track\s+for)\s+(?:an?\s+)?(?:grade\s+)?(?:a\*|" + _EN_LETTER + r"|u|[1-9])\s+"
         r"(?:in|for|on|at)\b|"
         r"\b(?:got|received|achieved|awarded|earned|gained)\s+(?:a\s+)?(?:merit|distinction|credit)\b|"
-        r"\b(?:grade|mark|score|result|level)s?\b[^.;\n]{0,20}?from\s+(?:[a-f][+\-]?|a\*|\d+)\s+to\s+"
+        rf"\b(?:grade|mark|score|result|level|{_EN_SUBJECTS})s?\b[^.;\n]{{0,20}}?from\s+(?:an?\s+)?(?:[a-f][+\-]?|a\*|\d+)\s+"
+        r"to\s+(?:an?\s+)?"
         r"(?:[a-f][+\-]?|a\*|\d+)\b|"
         r"\b(?:grades?|marks?|results?)\s+(?:are|were|is|was)\s+(?:all\s+|mostly\s+)?(?:[a-f]|a\*)'?s\b|"
         r"\b(?:weakest|strongest|brightest|worst|lowest[\s\-]attaining|highest[\s\-]attaining|lowest[\s\-]achieving)\s+"

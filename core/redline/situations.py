@@ -38,9 +38,12 @@ HEALTH_RULES = {
         rf"hospital\b|\b(?:off|home|away|out)\s+(?:sick|ill)\b|\bwas\s+sick\b|"
         rf"\b(?:eyesight|hearing|vision)\s+(?:is|was|has|getting|got)\s+(?:\w+\s+)?(?:poor|bad|worse|deteriorat\w*|"
         rf"impaired|damaged|weak)|\bhad\s+(?:his|her|their)\s+(?:\w+\s+)?(?:tonsils|appendix|adenoids|teeth|tooth)\s+"
-        rf"(?:out|removed)|\b(?:lactose|gluten)\s+intoleran",
+        rf"(?:out|removed)|\b(?:lactose|gluten)\s+intoleran|"
+        rf"\breferred\s+to\s+(?:a\s+|an\s+|the\s+)?(?:camhs|paediatric\w*|pediatric\w*|psycholog\w*|psychiatr\w*|"
+        rf"specialist|clinic|hospital|occupational\s+therap\w*|speech\s+(?:and\s+language\s+)?therap\w*|counsell\w*)",
         ["Oscar broke his arm at the weekend", "Mia sprained her ankle in PE", "Leo is in hospital", "Zoe was off sick",
-         "her eyesight is very poor", "Millie had her tonsils out", "Ben is lactose intolerant"],
+         "her eyesight is very poor", "Millie had her tonsils out", "Ben is lactose intolerant",
+         "Toby has been referred to CAMHS"],
         ["the vase was broken", "a field trip to the hospital", "sick of the rain", "cut a piece of paper"],
     ),
 }

@@ -358,15 +358,17 @@ def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
 # A lesson request about a condition is not somebody's condition ("讲讲糖尿病人为什么要控制
 # 血糖", "Explain angles of depression"): a text that starts with a teaching verb and names
 # nobody (no pronoun, no "this student", no surname-and-name before 的/有/患/是) is exempt
-# from the term rules. Numbers and grades have no such exemption.
-_LESSON_START = re.compile(
+# from the term and situation rules; so is a text about a topic rather than a pupil (抑郁症主题的
+# 心理课, 单亲家庭题材的小说, 文中母亲去世, a general question, a notice, a story). Numbers and
+# grades have no such exemption, except a place in a ranking (core.redline._score_exemption).
+_LESSON_OR_TOPIC = re.compile(
     r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:(?:老师|我|用户)\s*(?:想|要|希望|打算|准备|需要|计划)?\s*)?"
     r"(?:讲讲|讲解|讲一下|讲一讲|讲|介绍|出一份|出一套|出一道|出几道|出|设计|写一篇|写一份|写一封|写|准备|做一份|制作|复习|科普|总结|"
     r"分析一下|整理|讨论|提醒|通知|组织|开一次|开一节|如何|怎样|怎么)|"
     r"(?:关于|有关)[^，,。.;；]{1,16}的(?:题|课|练习|试卷|教案|课件|班会|阅读|作文|应用题|讲座|宣传)|"
     # A topic, not a pupil: 抑郁症主题的心理课, 单亲家庭题材的小说, 议论文题目, 文中母亲去世
     r"主题|题材|议论文|范文|阅读题|文中|课文|小说|诗中|作文题|讲座|班会|宣传|通知|疫苗|接种|故事|童话|寓言|绘本|"
-    r"高发|流行季|季节性|预防|规定|制度|政策|"
+    r"高发|流行季|季节性|预防|规定|制度|政策|温馨提示|提示|注意事项|须知|"
     r"(?:数学|应用|练习|例|阅读)题|题目|(?<![\u4e00-\u9fff])某(?!同学|学生|生)|"
     r"(?:通用|政策|一般性)?建议|(?:心理|健康|卫生|安全|生物|科学|科普|青春期|历史|语文|政治|道法)(?:教育)?课|"
     r"\((?:biology|science|health|pshe)\)|"
@@ -375,7 +377,8 @@ _LESSON_START = re.compile(
     r"^\s*(?:please\s+)?(?:(?:the\s+)?teacher\s+(?:wants|would like|plans)\s+to\s+)?(?:explain|teach|create|make|write|"
     r"prepare|design|review|introduce|summari[sz]e|discuss|describe|plan|draft|outline|cover|remind|organi[sz]e|"
     r"inform|tell\s+parents)\b|\b(?:programme|program|campaign|assembly|awareness|essay\s+topic|in\s+general|"
-    r"story|novel|poem|fairy\s+tale|the\s+book|the\s+text|the\s+film|character)\b|"
+    r"story|novel|poem|fairy\s+tale|the\s+book|the\s+text|the\s+film|character|lesson|worksheet|topic|pandemic|"
+    r"epidemic|outbreak)\b|"
     r"^\s*(?:how|what|why|when|which|any|ideas|tips|ways)\b")
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜"
              "崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
@@ -389,7 +392,7 @@ _EN_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?='s\b|\s+(?:has|is|was|had|su
 
 def lesson_request(text: str, plain: str) -> bool:
     """Is `text` (normalized: `plain`) a request for teaching material that names nobody?"""
-    return bool(_LESSON_START.search(plain)) and not _PERSON.search(plain) and not _EN_NAME.search(fold(text))
+    return bool(_LESSON_OR_TOPIC.search(plain)) and not _PERSON.search(plain) and not _EN_NAME.search(fold(text))
 
 
 # --- all together -----------------------------------------------------------------------
