@@ -75,10 +75,11 @@ SCORE_RULES_ZH = {
         rf"(?!\s*(?:\d|是|为|[:：]|制|的?标准|作文|卷|答案))|"
         rf"(?:{_ASSESSED}|排名|名次|总分)[^，,。.;；!！?？\n]{{0,8}}?(?:下滑|退步|进步|上升|下降|提高|前进|后退|少了|多了|涨了|"
         rf"掉了|跌了)了?\s*{NUM}\s*(?:名|分(?!钟))|"
+        rf"(?:掉|退步|后退|下滑|下降|跌|前进|进步|上升|提升)了\s*{NUM}\s*(?:多\s*)?名(?![单字称额次著])|"
         rf"(?<!平均分)(?<!均分)比\s*(?:上次|上回|之前|以前|期中|期末|月考|上学期|上个月|平均分|均分|平均线|及格线|分数线|"
         rf"同桌|别人|其他同学|全班|班上)\s*(?:高|低|多|少|提高|进步|退步|下降|"
         rf"上升|涨|掉|降)了?\s*{NUM}\s*(?:多)?\s*(?:名|分(?!钟))",
-        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "胡可馨总分比上次少了40分", "王同学数学经常考满分",
+        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "比期中下滑了很多,掉了 15 名", "胡可馨总分比上次少了40分", "王同学数学经常考满分",
          "谢婷这次比上次高了二十分"],
         ["作文满分60分", "听力满分是30分", "讲解满分作文的标准", "数学课上分析满分答案", "年级平均分比上次高了 5 分"],
     ),
@@ -118,7 +119,7 @@ SCORE_RULES_ZH = {
         rf"(?:在|处于|位于|排在?|位列)\s*(?:{_GROUPS})\s*(?:的)?\s*(?:中游|上游|下游|中等|中上|中下|前列|末尾|前几|后几)|"
         rf"(?:排|排名|位列|位于|处于)\s*(?:在)?\s*(?:{_GROUPS})?\s*(?:的)?\s*(?:前|后)\s*(?:百分之|\d+\s*%)|"
         rf"最后\s*(?:一|1)\s*名|数一数二|"
-        rf"(?:成绩|分数|排名|名次|考得|考试|总分)[^，,。.;；!！?？\n]{{0,10}}?(?:垫底|倒数|最差|最低|末尾|吊车尾|中下游|下游|"
+        rf"(?:成绩|分数|得分|排名|名次|考得|考试|总分)[^，,。.;；!！?？\n]{{0,10}}?(?:垫底|倒数|最差|最低|末尾|吊车尾|中下游|下游|"
         rf"最好|最高|拔尖|名列前茅)(?!的?\s*(?:题|方法|办法|途径|时候|科目|一次|讲法|策略|版本))|"
         rf"(?:在|是)\s*(?:{_GROUPS})\s*[里中内上]?\s*(?:的)?\s*(?:倒数|垫底|最差|拔尖|末尾|吊车尾)",
         ["张伟的成绩在班级中游", "李娜在年级里排前百分之五", "马丽是全班最后一名", "林峰的英语在班上数一数二",
@@ -215,6 +216,11 @@ SCORE_RULES_EN = {
         r"short\s+of)\s+(?:the\s+)?(?:pass|grade\s+boundary|target|class\s+average|average|expected)|"
         r"\bgraded\s+(?:as\s+)?(?:an?\s+)?['\"]?(?:" + _EN_LETTER + r"(?![a-z])|working|below|meeting|exceeding|emerging|"
         r"developing|secure|pass|fail|merit|distinction)|"
+        # Mae's test came back with a 55; Nina dropped two grades
+        r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+)?(?:test|exam|quiz|paper|essay|mock)s?\s+(?:came\s+back|was\s+marked|"
+        r"was\s+graded)\s+(?:with\s+|as\s+|at\s+)?(?:an?\s+)?(?:\d{1,3}\b|" + _EN_LETTER + r"(?![a-z]))|"
+        r"\b(?:dropped|fell|slipped|went\s+down|went\s+up|rose|jumped|improved|moved\s+up|moved\s+down)\s+(?:by\s+)?"
+        r"(?:a|one|two|three|four|\d)\s+(?:whole\s+)?(?:grades?|sets?|levels?|places?)\b|"
         # Jake's result in the physics test was disappointing: 34
         r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+){0,2}(?:score|mark|result|grade)s?\b[^.;\n]{0,40}?(?:[:=]|\bwas|\bis)\s*"
         r"\d{1,3}(?:\.\d+)?\b(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words))|"
@@ -225,7 +231,8 @@ SCORE_RULES_EN = {
         r"(?:'s|\b(?:his|her))\s+(?:\w+\s+)?(?:is|was)\s+(?:a\s+|at\s+)?grade\s+(?:[a-f][+\-]?|\d)\b",
         ["Mason got the lowest score in the class", "Nora scored in the bottom 10%", "Jack only managed 12 out of 40",
          "Mila scored just below the pass mark", "Lily's English is graded as 'working towards'",
-         "Jake's result in the physics test was disappointing: 34",
+         "Jake's result in the physics test was disappointing: 34", "Mae's test came back with a 55",
+         "Nina dropped two grades in geography",
          "Owen's reading age is two years behind", "Ruby's maths is grade C"],
         ["The top score in the quiz was 18 out of 20", "3 out of 4 students finished", "The essay is graded on 4 criteria",
          "Her score sheet has 20 questions",

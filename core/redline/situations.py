@@ -23,11 +23,12 @@ HEALTH_RULES = {
         r"[\u4e00-\u9fff]{1,4}炎(?![热黄帝凉夏日])|(?<![对病])[\u4e00-\u9fff]{1,4}(?<!对)症(?![状候下])|"
         r"(?:得了|患了|患有|染上了?|感染了|查出了?|确诊为?|被诊断为?)[^，,。.;；]{0,6}?(?:病|炎|症|流|感冒|瘤|癌)|"
         r"(?:去|到|在|送|进了?|住进了?|送进了?|带去|带到)\s*(?:了)?\s*医院(?!参观|实习)|"
-        r"不想活|想死|情绪低落|不耐受|"
+        r"不想活|想死|情绪低落|不耐受|住了\s*[^，,。.;；]{0,3}\s*院|住过院|"
+        r"(?:经常|总是|老是|动不动就|常常)\s*(?:哭|发脾气|做噩梦|头晕|晕倒|流鼻血|睡不着)|"
         r"(?:强迫|抑郁|焦虑|自闭|自伤|自残|自杀|轻生|厌食|暴食|多动|攻击|暴力)\s*(?:倾向|症状|行为|情绪|表现)",
         ["马超的体检报告显示心脏有杂音", "陈浩视力只有 4.3", "孙悦左耳听力受损", "他的视力下降得厉害", "小李摔伤了",
          "右眼视力 0.6", "小雨今天肚子疼", "高明有鼻窦炎", "李倩得了甲流", "他被家长带去医院了", "林楠乳糖不耐受",
-         "方圆有强迫倾向"],
+         "方圆有强迫倾向", "井然上周住了三天院", "管虎最近经常哭"],
         ["准备体检通知，提醒家长带孩子空腹", "实验课注意安全，不要烫伤", "英语听力只拿了 12 分", "视力表怎么挂",
          "录音里有杂音", "夏天天气炎热", "对症下药", "他心疼妈妈", "得了一等奖", "病症状的描述"],
     ),
@@ -40,10 +41,13 @@ HEALTH_RULES = {
         rf"impaired|damaged|weak)|\bhad\s+(?:his|her|their)\s+(?:\w+\s+)?(?:tonsils|appendix|adenoids|teeth|tooth)\s+"
         rf"(?:out|removed)|\b(?:lactose|gluten)\s+intoleran|"
         rf"\breferred\s+to\s+(?:a\s+|an\s+|the\s+)?(?:camhs|paediatric\w*|pediatric\w*|psycholog\w*|psychiatr\w*|"
-        rf"specialist|clinic|hospital|occupational\s+therap\w*|speech\s+(?:and\s+language\s+)?therap\w*|counsell\w*)",
+        rf"specialist|clinic|hospital|occupational\s+therap\w*|speech\s+(?:and\s+language\s+)?therap\w*|counsell\w*)|"
+        # has a tic disorder, with a rare syndrome, diagnosed with a kidney disease
+        rf"\b(?:has|have|had|with|diagnosed\s+with|suffers\s+from|suffering\s+from)\s+(?:an?\s+)?(?:\w+\s+){{0,2}}"
+        rf"(?:disorder|syndrome|disease|infection|illness)\b|\b(?:is|was)\s+in\s+rehab\b",
         ["Oscar broke his arm at the weekend", "Mia sprained her ankle in PE", "Leo is in hospital", "Zoe was off sick",
          "her eyesight is very poor", "Millie had her tonsils out", "Ben is lactose intolerant",
-         "Toby has been referred to CAMHS"],
+         "Toby has been referred to CAMHS", "Reggie has a tic disorder", "Billy's mum is in rehab"],
         ["the vase was broken", "a field trip to the hospital", "sick of the rain", "cut a piece of paper"],
     ),
 }

@@ -362,7 +362,8 @@ def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
 # 心理课, 单亲家庭题材的小说, 文中母亲去世, a general question, a notice, a story). Numbers and
 # grades have no such exemption, except a place in a ranking (core.redline._score_exemption).
 _LESSON_OR_TOPIC = re.compile(
-    r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:(?:老师|我|用户)\s*(?:想|要|希望|打算|准备|需要|计划)?\s*)?"
+    r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:给(?:学生|孩子|同学)们?|给全班|给大家)?\s*"
+    r"(?:(?:老师|我|用户)\s*(?:想|要|希望|打算|准备|需要|计划)?\s*)?"
     r"(?:讲讲|讲解|讲一下|讲一讲|讲|介绍|出一份|出一套|出一道|出几道|出|设计|写一篇|写一份|写一封|写|准备|做一份|制作|复习|科普|总结|"
     r"分析一下|整理|讨论|提醒|通知|组织|开一次|开一节|如何|怎样|怎么)|"
     r"(?:关于|有关)[^，,。.;；]{1,16}的(?:题|课|练习|试卷|教案|课件|班会|阅读|作文|应用题|讲座|宣传)|"
