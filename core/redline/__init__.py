@@ -167,11 +167,13 @@ RULES: tuple[Rule, ...] = (
     Rule("health_pinyin_and_typos", "health", lambda text, plain: "health" in _fuzzy_terms_in(plain)
          and not terms.lesson_request(text, plain),
          ("他有yiyuzheng", "小王有糖niao病", "has tangniaobing", "suffers from depresion", "王同学有哮踹"),
-         ("划小船去春游", "结合课本讲解", "双向链表", "近似计算", "a change of plan", "meditation before class")),
+         ("划小船去春游", "结合课本讲解", "双向链表", "近似计算", "a change of plan", "meditation before class",
+          "秋季研学旅行", 'seed_school(slug="yizhong", name="第一中学")')),
     Rule("family_terms", "family", lambda text, plain: "family" in _terms_in(text, plain)
          and not terms.lesson_request(text, plain),
          ("小王父母离异", "班上有三个留守兒童", "He lives in foster care"),
-         ("Likes to foster critical thinking", "设计一节关于单亲家庭题材小说的阅读课")),
+         ("Likes to foster critical thinking", "设计一节关于单亲家庭题材小说的阅读课",
+          "The response lists evicted facts")),
     Rule("family_bereavement", "family", _regex_rule(
         r"(?:父亲|母亲|爸爸|妈妈|父母|爸|妈|爷爷|奶奶|外公|外婆)[^，,。.；;!?！？]{0,4}(?:去世|过世|离世|病逝|病故|走了)|"
         r"(?:\b(?:his|her|their)|'s)\s+(?:\w+\s+)?(?:father|mother|dad|mum|mom|parents?)\s+"
@@ -187,7 +189,7 @@ RULES: tuple[Rule, ...] = (
     Rule("family_pinyin_and_typos", "family", lambda text, plain: "family" in _fuzzy_terms_in(plain)
          and not terms.lesson_request(text, plain),
          ("她是danqin家庭", "他爸妈lihun了"),
-         ("单元练习",)),
+         ("单元练习", "下学期我改教高一（1）班", "第 12 名和第 13 名之间的分差")),
 )
 
 

@@ -301,8 +301,10 @@ SCORE_RULES_EN = {
     ),
     "score_pass_fail": (
         r"\bflunk(?:ed|s|ing)?\b|\b(?:barely|narrowly|only\s+just|just)\s+(?:passed|failed|scraped)\b|"
-        r"\b(?:didn't|did\s+not|couldn't|could\s+not|never|failed\s+to)\s+pass\b|"
-        r"\bto\s+fail\s+(?:the\s+|his\s+|her\s+|their\s+)(?:\w+\s+)?(?:exam|test|quiz|paper|module)\b|"
+        rf"\b(?:didn't|did\s+not|couldn't|could\s+not|never|failed\s+to)\s+pass\s+(?:the\s+|his\s+|her\s+|their\s+|an?\s+)?"
+        rf"(?:\w+\s+)?(?:exam|test|quiz|paper|module|oral|course|class|subject|resit|retake|{_EN_SUBJECTS})s?\b|"
+        r"\bonly\s+(?:one|student|pupil|child|person|kid)\s+(?:who\s+|to\s+)fail(?:ed)?\s+(?:the\s+|his\s+|her\s+|"
+        r"their\s+)(?:\w+\s+)?(?:exam|test|quiz|paper|module)\b|"
         r"\b(?:passed|failed|sat|took|takes|take|taking)\s+(?:the\s+|his\s+|her\s+|their\s+|a\s+)(?:\w+\s+)?"
         r"(?:resit|re-sit|retake|make-up\s+(?:exam|test))\b|"
         r"\b(?:resits?|re-sits?|retakes?|resat|retook|resitting|retaking|repeat(?:s|ed|ing)?)\s+(?:the\s+|his\s+|her\s+|"
@@ -316,7 +318,8 @@ SCORE_RULES_EN = {
         ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit",
          "Daniel flunked geography", "Lucy barely passed maths", "Amy passed the retake", "Kevin has to resit the exam",
          "Chloe didn't pass her French oral", "the only student to fail the algebra test"],
-        ["the program passed the unit test", "passes the ball"],
+        ["the program passed the unit test", "passes the ball", "The cursor may never pass an unfinished run",
+         "made to fail the test if anything calls it"],
     ),
 }
 
