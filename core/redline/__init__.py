@@ -168,7 +168,7 @@ RULES: tuple[Rule, ...] = (
          and not terms.lesson_request(text, plain),
          ("他有yiyuzheng", "小王有糖niao病", "has tangniaobing", "suffers from depresion", "王同学有哮踹"),
          ("划小船去春游", "结合课本讲解", "双向链表", "近似计算", "a change of plan", "meditation before class",
-          "秋季研学旅行", 'seed_school(slug="yizhong", name="第一中学")')),
+          "秋季研学旅行", 'seed_school(slug="yizhong", name="第一中学")', "What's the weather like in spring?")),
     Rule("family_terms", "family", lambda text, plain: "family" in _terms_in(text, plain)
          and not terms.lesson_request(text, plain),
          ("小王父母离异", "班上有三个留守兒童", "He lives in foster care"),

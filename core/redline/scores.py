@@ -22,8 +22,8 @@ _EN_VALUE = (r"(?:\d{2,3}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|question
              r"marks? each))|[a-f][+\-]?(?![a-z0-9]))")
 _GROUPS = r"年级|班级|全班|全年级|全校|班上|班里|班内|级部|学校|校内|全区|区里|全市|市里|全省|省里|考场|小组内"
 _LEVELS = (r"(?:优秀|优良|良好|中等|合格|及格|不合格|不及格|待合格|待提高|较差|优|良|差|一般|较好|很好|很差|不好|不理想|落后|拔尖|"
-           r"垫底|[一二三四五]类文?|[一二三四五]档|中下|中上|中游|上游|下游|最差|最好|倒数|数一数二|靠前|靠后|前列)"
-           r"(?:偏下|偏上|以上|以下|水平)?")
+           r"垫底|[一二三四五]类[上中下]?文?|[一二三四五]档|中下|中上|中游|上游|下游|最差|最好|倒数|数一数二|靠前|靠后|前列)"
+           r"(?:偏下|偏上|以上|以下|水平)?(?!\s*\d+\s*分?\s*(?:以上|以下|到|至|-|~))")
 # Where a grade is being talked about: a subject, an exam, a piece of assessed work.
 _ASSESSED = rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|等级|等第|评定|评级|考评|测评|综合评价"
 _GRADE_VERB = (r"[:：是为]|评为|评定为|被评为|评了个?|评上|评到|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?|拿到|得到|考到|"
@@ -35,9 +35,11 @@ _EN_LETTER = r"[a-f](?:[+\-]|\s+(?:plus|minus)\b)?"
 SCORE_RULES_ZH = {
     # 数学92, 数学 92 分, 语文考了88, 英语成绩76, 物理期末 85, 平均分78, 成绩：90
     "score_subject_number": (
-        rf"(?:{SUBJECTS})\s*(?:成绩|分数|考试|期中|期末|月考|测验|考)?\s*(?:[:：是为]|考了?|考得|得了?|拿了?|只有|才|有)?\s*"
+        rf"(?:{SUBJECTS})\s*(?:成绩|分数|考试|期中|期末|月考|测验|考)?\s*(?:[:：是为]|考了?|考得|得了?|拿了?|只有|才|有|刚刚|刚好|刚|"
+        rf"仅|只|就|也|又|只考了?|才考了?|仅得)?\s*"
         rf"\d{{1,3}}(?:\.\d+)?(?!\s*(?:{_NOT_A_SCORE_UNIT}))",
-        ["李华数学92", "她英语成绩76", "張偉物理期末 59", "小明数学考了九十二分", "成绩：90", "化学得了3分"],
+        ["李华数学92", "她英语成绩76", "張偉物理期末 59", "小明数学考了九十二分", "成绩：90", "化学得了3分",
+         "翟丽这次没考好，物理刚刚 60"],
         ["数学课每周5节", "数学3班和5班", "一节数学课45分钟", "数学第3章", "期末考试在第18周"],
     ),
     # 考了85分, 只考了59, 拿了满分, 得了零分
@@ -142,7 +144,7 @@ SCORE_RULES_ZH = {
          "胡军英语口语测试得了B"],
         ["试卷分A卷和B卷", "数学A层班", "数学优秀的同学可以做拓展题", "成绩优良中差四档怎么定义",
          "讲解作文的评分等级 A、B、C 分别对应的要求",
-         "作文评分标准：一类文 50 分以上"],
+         "作文评分标准：一类文 50 分以上", "作文评分：一类上 50 分以上，二类下 35 到 39 分"],
     ),
     # Words that are themselves a grade, or pass/fail of an exam.
     "score_fail_words": (
@@ -151,14 +153,19 @@ SCORE_RULES_ZH = {
         rf"(?:刚好|刚刚|勉强|险些|差点|差一点|没能|总算)\s*(?:及格|不及格|过线|没过|挂)|"
         rf"考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
         rf"(?:{SUBJECTS}|考试)\s*(?:又|都|也|还)?\s*挂了|"
-        rf"(?:测试|考试|考核|测验|达标)[^，,。.;；\n]{{0,4}}?(?:没通过|未通过|没过|不达标|未达标)|"
+        rf"(?:测试|考试|考核|测验|达标)[^，,。.;；\n]{{0,4}}?(?:没通过|未通过|不通过|没过|不达标|未达标)|"
+        rf"(?:全科|各科|每科|门门|科科|样样)\s*(?:都)?\s*(?:优秀|优(?!秀)|良好|良(?!好)|及格|不及格|满分|a\b)"
+        rf"(?!的?\s*(?:标准|要求|条件))|"
+        rf"(?:考了|得了|拿了|评了|评为|被评为)\s*个?\s*[a-f][+\-]?\s*等(?![等级])(?!\s*[、,，和与或])|"
         rf"(?:年级|班级|全校|全市|全区|全省|高考|中考)\s*(?:的)?\s*(?:状元|榜首|倒数)|成绩\s*垫底|吊车尾|留级|"
         rf"是[^，,。.;；\n]{{0,6}}?(?:学困生|后进生|差生|尖子生|优等生|学渣|学霸|优生)|"
         rf"(?:每次|总是|一直|常常|经常|次次)\s*(?:都)?\s*(?:考)?\s*(?:前|第)\s*{NUM}(?!{_RANK_NOT_UNIT})",
-        ["赵磊这次数学不及格", "小李补考了", "张伟上学期挂了两门", "李娜物理又没过", "刘洋数学刚好及格",
+        ["赵磊这次数学不及格", "小李补考了", "鲁豫这学期期末考试全科优秀", "华晨宇的化学实验考核不通过", "施然这次考了 A 等",
+         "张伟上学期挂了两门", "李娜物理又没过", "刘洋数学刚好及格",
          "吴磊英语重修", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
          "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底", "王梓睿是班上的学困生", "孙一诺每次都前三"],
         ["及格线是60分", "如何帮助学困生提高成绩", "每次都先做第一题", "把不及格的题型归类一下", "这段代码没过编译",
+         "全科优秀的标准是每科 85 分以上", "A 等、B 等、C 等的比例怎么定",
          "用“不及格”造句"],
     ),
 }
@@ -216,6 +223,9 @@ SCORE_RULES_EN = {
         r"short\s+of)\s+(?:the\s+)?(?:pass|grade\s+boundary|target|class\s+average|average|expected)|"
         r"\bgraded\s+(?:as\s+)?(?:an?\s+)?['\"]?(?:" + _EN_LETTER + r"(?![a-z])|working|below|meeting|exceeding|emerging|"
         r"developing|secure|pass|fail|merit|distinction)|"
+        # a grade that fell to an E, rose to 7
+        r"\b(?:grade|mark|score|result|level)s?\s+(?:fell|dropped|slipped|went\s+down|rose|went\s+up|improved|jumped|"
+        r"climbed)\s+(?:from\s+\S+\s+)?to\s+(?:an?\s+)?(?:[a-f][+\-]?(?![a-z])|\d{1,3}\b)|"
         # Mae's test came back with a 55; Nina dropped two grades
         r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+)?(?:test|exam|quiz|paper|essay|mock)s?\s+(?:came\s+back|was\s+marked|"
         r"was\s+graded)\s+(?:with\s+|as\s+|at\s+)?(?:an?\s+)?(?:\d{1,3}\b|" + _EN_LETTER + r"(?![a-z]))|"
@@ -225,16 +235,19 @@ SCORE_RULES_EN = {
         r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+){0,2}(?:score|mark|result|grade)s?\b[^.;\n]{0,40}?(?:[:=]|\bwas|\bis)\s*"
         r"\d{1,3}(?:\.\d+)?\b(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words))|"
         r"\b(?:managed|got|scored|earned|achieved|only|just)\s+(?:only\s+|just\s+)?\d{1,3}\s*(?:out\s+of|/)\s*\d|"
-        r"\b(?:reading|spelling|maths?|numeracy)\s+age\b|\b(?:lowest|highest|top|best|worst|weakest|strongest)[\s\-]"
+        r"\b(?:reading|spelling|maths?|numeracy)\s+age\b|\b(?:is|was|are|were|became|be)\s+(?:the\s+|a\s+)?"
+        r"(?:lowest|highest|top|best|worst|weakest|strongest)[\s\-]"
         r"(?:scorer|achiever|performer|attainer)s?\b|"
         r"(?:是|为)\s*(?:全班|全年级|年级|班级|班上|班里|全校)\s*(?:的)?\s*(?:最高分|最低分)|\b(?:working|reading|performing)\s+(?:well\s+)?below\s+(?:grade|year|age)\b|"
         r"(?:'s|\b(?:his|her))\s+(?:\w+\s+)?(?:is|was)\s+(?:a\s+|at\s+)?grade\s+(?:[a-f][+\-]?|\d)\b",
         ["Mason got the lowest score in the class", "Nora scored in the bottom 10%", "Jack only managed 12 out of 40",
          "Mila scored just below the pass mark", "Lily's English is graded as 'working towards'",
-         "Jake's result in the physics test was disappointing: 34", "Mae's test came back with a 55",
+         "Jake's result in the physics test was disappointing: 34", "Phoebe's chemistry grade fell to an E",
+         "Arthur is the top scorer in the year", "Mae's test came back with a 55",
          "Nina dropped two grades in geography",
          "Owen's reading age is two years behind", "Ruby's maths is grade C"],
-        ["The top score in the quiz was 18 out of 20", "3 out of 4 students finished", "The essay is graded on 4 criteria",
+        ["The top score in the quiz was 18 out of 20", "3 out of 4 students finished",
+         "The top scorer prize will be presented at assembly", "The essay is graded on 4 criteria",
          "Her score sheet has 20 questions",
          "the grade is taught by two teachers"],
     ),

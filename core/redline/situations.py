@@ -12,10 +12,10 @@ HEALTH_RULES = {
     "health_measure_or_finding": (
         r"视力\s*(?:只有|才|是|为|[:：]|仅|左眼|右眼|双眼)?\s*(?:左眼|右眼|双眼)?\s*[0-5]\.\d|"
         r"(?:视力|听力|视觉|嗓子|心脏|肺|肝|肾|胃|眼睛|耳朵)\s*(?:有些?|有点|一直|明显|严重)?\s*"
-        r"(?:下降|减退|受损|损伤|不好|很差|有问题|出问题|异常|有杂音|杂音|衰退|障碍|感染|发炎)|"
+        r"(?:下降|减退|受损|损伤|损失|丧失|不好|很差|有问题|出问题|异常|有杂音|杂音|衰退|障碍|感染|发炎)|"
         r"(?:左|右|双)(?:耳|眼)[^，,。.;；]{0,4}(?:失明|失聪|听不见|看不见|看不清|受损|弱视|听力|视力)|"
         r"(?:体检|检查|化验|诊断|检测)[^，,。.;；]{0,6}?(?:显示|发现|查出|提示|异常|不合格|有问题)|"
-        r"(?:摔|扭|撞|烫|烧|割|咬|划|砸|碰|崴|抓)(?:伤|断|破|骨折)了|缝了\s*\d+\s*针|"
+        r"(?:摔|扭|撞|烫|烧|割|咬|划|砸|碰|崴|抓)(?:伤|断|破|骨折)了|缝了\s*(?:\d+|几)?\s*针|摔了(?:一)?跤|(?:摔|跌|晕)倒了|"
         # pain in a part of the body: 肚子疼, 头一直疼, 牙痛
         r"(?:头|肚子|胃|牙|嗓子|喉咙|腿|脚|膝盖|腰|背|眼睛|耳朵|胸口|心口|肚)\s*(?:很|有点|一直|特别|总是|老是|经常)?\s*"
         r"(?:疼|痛)(?![苦快心])|"
@@ -28,7 +28,7 @@ HEALTH_RULES = {
         r"(?:强迫|抑郁|焦虑|自闭|自伤|自残|自杀|轻生|厌食|暴食|多动|攻击|暴力)\s*(?:倾向|症状|行为|情绪|表现)",
         ["马超的体检报告显示心脏有杂音", "陈浩视力只有 4.3", "孙悦左耳听力受损", "他的视力下降得厉害", "小李摔伤了",
          "右眼视力 0.6", "小雨今天肚子疼", "高明有鼻窦炎", "李倩得了甲流", "他被家长带去医院了", "林楠乳糖不耐受",
-         "方圆有强迫倾向", "井然上周住了三天院", "管虎最近经常哭"],
+         "方圆有强迫倾向", "井然上周住了三天院", "管虎最近经常哭", "易烊有轻度听力损失", "贝贝在家摔了一跤，头上缝了针"],
         ["准备体检通知，提醒家长带孩子空腹", "实验课注意安全，不要烫伤", "英语听力只拿了 12 分", "视力表怎么挂",
          "录音里有杂音", "夏天天气炎热", "对症下药", "他心疼妈妈", "得了一等奖", "病症状的描述"],
     ),
@@ -44,10 +44,12 @@ HEALTH_RULES = {
         rf"specialist|clinic|hospital|occupational\s+therap\w*|speech\s+(?:and\s+language\s+)?therap\w*|counsell\w*)|"
         # has a tic disorder, with a rare syndrome, diagnosed with a kidney disease
         rf"\b(?:has|have|had|with|diagnosed\s+with|suffers\s+from|suffering\s+from)\s+(?:an?\s+)?(?:\w+\s+){{0,2}}"
-        rf"(?:disorder|syndrome|disease|infection|illness)\b|\b(?:is|was)\s+in\s+rehab\b",
+        rf"(?:disorder|syndrome|disease|infection|illness)\b|\b(?:is|was)\s+in\s+rehab\b|"
+        rf"\bin\s+a\s+(?:cast|sling|brace|splint|neck\s+brace)\b",
         ["Oscar broke his arm at the weekend", "Mia sprained her ankle in PE", "Leo is in hospital", "Zoe was off sick",
          "her eyesight is very poor", "Millie had her tonsils out", "Ben is lactose intolerant",
-         "Toby has been referred to CAMHS", "Reggie has a tic disorder", "Billy's mum is in rehab"],
+         "Toby has been referred to CAMHS", "Reggie has a tic disorder", "Billy's mum is in rehab",
+         "Georgia's leg is in a cast"],
         ["the vase was broken", "a field trip to the hospital", "sick of the rain", "cut a piece of paper"],
     ),
 }

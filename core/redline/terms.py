@@ -371,7 +371,9 @@ _LESSON_OR_TOPIC = re.compile(
     r"主题|题材|议论文|范文|阅读题|文中|课文|小说|诗中|作文题|讲座|班会|宣传|通知|疫苗|接种|故事|童话|寓言|绘本|"
     r"高发|流行季|季节性|预防|规定|制度|政策|温馨提示|提示|注意事项|须知|"
     r"(?:数学|应用|练习|例|阅读)题|题目|(?<![\u4e00-\u9fff])某(?!同学|学生|生)|"
-    r"(?:通用|政策|一般性)?建议|(?:心理|健康|卫生|安全|生物|科学|科普|青春期|历史|语文|政治|道法)(?:教育)?课|"
+    r"(?:通用|政策|一般性)?建议|常识|知识|(?:心理|健康|卫生|安全|生物|科学|科普|青春期|历史|语文|政治|道法)(?:教育)?课|"
+    # a lesson of another subject about a condition (化学课讲湿疹药膏); not 体育课, which a sick note names
+    r"(?:化学|物理|数学|地理|英语|美术|音乐|信息|社会|劳动)课\s*(?:[:：]|讲|上讲|要讲)|"
     r"\((?:biology|science|health|pshe)\)|"
     r"\b(?:biology|science|health|pshe)\s+(?:lesson|class|unit)\b|"
     r"^\s*(?:unit|lesson|chapter)\s+\d+\s*(?::|covers|is about)|"
@@ -379,7 +381,7 @@ _LESSON_OR_TOPIC = re.compile(
     r"prepare|design|review|introduce|summari[sz]e|discuss|describe|plan|draft|outline|cover|remind|organi[sz]e|"
     r"inform|tell\s+parents)\b|\b(?:programme|program|campaign|assembly|awareness|essay\s+topic|in\s+general|"
     r"story|novel|poem|fairy\s+tale|the\s+book|the\s+text|the\s+film|character|lesson|worksheet|topic|pandemic|"
-    r"epidemic|outbreak)\b|"
+    r"epidemic|outbreak|whole\s+class|all\s+students|everyone)\b|"
     r"^\s*(?:how|what|why|when|which|any|ideas|tips|ways)\b")
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜"
              "崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
@@ -388,7 +390,7 @@ _PERSON = re.compile(
     rf"他|她|该生|此生|这(?:个|名|位)?(?:学生|同学|孩子)|我班|班上|班里|小(?![说学组时数节题结区船鸟狗猫])[\u4e00-\u9fff](?={_AFTER_NAME})|"
     rf"(?<![如任为几奈])[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}(?={_AFTER_NAME})|\b(?:he|she|his|her|him|they)\b")
 # An English name in mid-sentence: "Explain Tom's ADHD" (not "the novel's").
-_EN_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?='s\b|\s+(?:has|is|was|had|suffers|takes|gets|got)\b)")
+_EN_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?='s\b|\s+(?:has|is|was|had|suffers|takes|gets|got)\b)|^\s*[A-Z][a-z]+'s\b")
 
 
 def lesson_request(text: str, plain: str) -> bool:
