@@ -18,7 +18,13 @@ normalized text, and positive and negative examples that tests/core/test_redline
 - ``bank_card``: 13 to 19 digits that pass the Luhn check;
 - ``score``: a grade, score, level, rank or pass/fail (core/redline/scores.py);
 - ``health`` and ``family``: a term of the reviewed list in core/data/sensitive_terms.txt,
-  also in pinyin and with one typo (core/redline/terms.py).
+  also in pinyin and with one typo (core/redline/terms.py), or a situation written as a
+  sentence (视力 4.3, 肚子疼, 得了甲流, 坐了牢, 家里条件很差: core/redline/situations.py).
+
+What counts (issue 9): a person's own result, condition or circumstance. A class's statistic,
+a question's or a paper's score, a place in a race or a sorted list, and a lesson, story or
+general question about a condition that names nobody are not refused. A sick-leave note (病假)
+is health data about the pupil and is refused; a personal-leave note (事假) is not.
 
 A result names the KIND of data found, never the text, so callers can say what was
 refused without repeating it.
@@ -32,7 +38,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext_lazy as _
 
 from core.normalize import normalize
-from core.redline import scores, terms
+from core.redline import scores, situations, terms
 from core.redline.numbers import id18_check_digit, is_bank_card, is_id_number, is_mobile, luhn_ok, number_kinds
 from core.redline.terms import TERMS_FILE
 
@@ -110,10 +116,25 @@ def _fuzzy_terms_in(plain: str) -> frozenset[str]:
     return frozenset(terms.fuzzy_term_kinds(plain, _terms()))
 
 
-def _regex_rule(pattern: str) -> Callable[[str, str], bool]:
+def _regex_rule(pattern: str, *, unless: Callable[[str, str], bool] | None = None) -> Callable[[str, str], bool]:
     # ASCII: \b and \w mean English word edges, so "他GPA是2.8" has one before "gpa".
     compiled = re.compile(pattern, re.ASCII)
-    return lambda text, plain: compiled.search(plain) is not None
+    if unless is None:
+        return lambda text, plain: compiled.search(plain) is not None
+    return lambda text, plain: compiled.search(plain) is not None and not unless(text, plain)
+
+
+_CLASS_STATISTIC = re.compile(scores.CLASS_STATISTIC)
+_NOT_ASSESSMENT_RANK = re.compile(scores.NOT_ASSESSMENT_RANK, re.ASCII)
+
+
+def _score_exemption(name: str) -> Callable[[str, str], bool] | None:
+    """A class's own statistic is nobody's score; a ranking in a question or a lesson that
+    names nobody (年级前十名的名单要公布吗？请给出建议) is nobody's place."""
+    if name not in scores.RANK_RULES:
+        return None
+    return lambda text, plain: bool(_CLASS_STATISTIC.search(plain) or _NOT_ASSESSMENT_RANK.search(plain)) \
+        or terms.lesson_request(text, plain)
 
 
 _ID_EXAMPLE = "11010519491231002X"
@@ -132,8 +153,11 @@ RULES: tuple[Rule, ...] = (
     Rule("bank_card", "bank_card", _number_rule("bank_card"),
          ("card number 4111111111111111", "银行卡 6222 0212 3456 7890 128"),
          ("订单号 4111111111111112", "1111111111111111")),
-    *(Rule(name, "score", _regex_rule(pattern), tuple(pos), tuple(neg))
+    *(Rule(name, "score", _regex_rule(pattern, unless=_score_exemption(name)), tuple(pos), tuple(neg))
       for name, (pattern, pos, neg) in {**scores.SCORE_RULES_ZH, **scores.SCORE_RULES_EN}.items()),
+    *(Rule(name, kind, _regex_rule(pattern, unless=terms.lesson_request), tuple(pos), tuple(neg))
+      for kind, table in (("health", situations.HEALTH_RULES), ("family", situations.FAMILY_RULES))
+      for name, (pattern, pos, neg) in table.items()),
     Rule("health_terms", "health", lambda text, plain: "health" in _terms_in(text, plain)
          and not terms.lesson_request(text, plain),
          ("学生小李有抑郁症", "她 有 癫 痫", "張同學有自閉症", "He has A.D.H.D.", "a pupil with AIDS"),
@@ -143,26 +167,29 @@ RULES: tuple[Rule, ...] = (
     Rule("health_pinyin_and_typos", "health", lambda text, plain: "health" in _fuzzy_terms_in(plain)
          and not terms.lesson_request(text, plain),
          ("他有yiyuzheng", "小王有糖niao病", "has tangniaobing", "suffers from depresion", "王同学有哮踹"),
-         ("划小船去春游", "结合课本讲解", "双向链表", "近似计算", "a change of plan", "meditation before class")),
+         ("划小船去春游", "结合课本讲解", "双向链表", "近似计算", "a change of plan", "meditation before class",
+          "秋季研学旅行", 'seed_school(slug="yizhong", name="第一中学")', "What's the weather like in spring?")),
     Rule("family_terms", "family", lambda text, plain: "family" in _terms_in(text, plain)
          and not terms.lesson_request(text, plain),
          ("小王父母离异", "班上有三个留守兒童", "He lives in foster care"),
-         ("Likes to foster critical thinking", "设计一节关于单亲家庭题材小说的阅读课")),
+         ("Likes to foster critical thinking", "设计一节关于单亲家庭题材小说的阅读课",
+          "The response lists evicted facts")),
     Rule("family_bereavement", "family", _regex_rule(
         r"(?:父亲|母亲|爸爸|妈妈|父母|爸|妈|爷爷|奶奶|外公|外婆)[^，,。.；;!?！？]{0,4}(?:去世|过世|离世|病逝|病故|走了)|"
-        r"\b(?:his|her|their)\s+(?:\w+\s+)?(?:father|mother|dad|mum|mom|parents?)\s+"
+        r"(?:\b(?:his|her|their)|'s)\s+(?:\w+\s+)?(?:father|mother|dad|mum|mom|parents?)\s+"
         r"(?!tongue|land|country|board)(?:\w+\s+){0,2}"
-        r"(?:died|passed\s+away)"),
-         ("孙悦的妈妈去年去世了", "小明的爷爷上个月过世", "her mother died last spring"),
-         ("鲁迅在1936年去世", "his mother tongue died out")),
+        r"(?:died|passed\s+away)", unless=terms.lesson_request),
+         ("孙悦的妈妈去年去世了", "小明的爷爷上个月过世", "her mother died last spring", "Oliver's mum passed away"),
+         ("鲁迅在1936年去世", "his mother tongue died out", "语文阅读题：文中母亲去世对主人公的影响")),
     Rule("family_parents_away", "family", _regex_rule(
-        r"(?:父母|爸妈|爸爸妈妈|父亲|母亲|爸爸|妈妈)[^，,。.；;]{0,4}(?:常年|长期|一直|都)?\s*在外(?:地|省)?\s*(?:打工|务工|工作)"),
-         ("高思齐父母常年在外打工", "他爸妈都在外地务工"),
+        r"(?:父母|爸妈|爸爸妈妈|父亲|母亲|爸爸|妈妈)[^，,。.；;]{0,4}(?:常年|长期|一直|都)?\s*"
+        r"(?:在外(?:地|省)?\s*(?:打工|务工|工作)|在[\u4e00-\u9fff]{1,4}(?:打工|务工))"),
+         ("高思齐父母常年在外打工", "他爸妈都在外地务工", "沈悦父母在广东打工"),
          ("讲讲外出务工人员的贡献",)),
     Rule("family_pinyin_and_typos", "family", lambda text, plain: "family" in _fuzzy_terms_in(plain)
          and not terms.lesson_request(text, plain),
          ("她是danqin家庭", "他爸妈lihun了"),
-         ("单元练习",)),
+         ("单元练习", "下学期我改教高一（1）班", "第 12 名和第 13 名之间的分差")),
 )
 
 

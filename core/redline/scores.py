@@ -9,7 +9,7 @@ Each pattern is one named rule of the table in core.redline, with its own exampl
 _CN1 = "[一二三四五六七八九十两几]"
 NUM = rf"(?:\d+|{_CN1})"
 SUBJECTS = ("语文|数学|英语|外语|物理|化学|生物|历史|地理|政治|道法|道德与法治|科学|信息技术|信息|体育|音乐|美术|"
-            "理综|文综|平均分|均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测|高考|中考|估分|口语|听力")
+            "理综|文综|(?<![班级校组区市卷题])(?<![卷子题班级]的)平均分|(?<![班级校组区市卷题平])均分|考分|成绩|分数|得分|总评|期末|期中|月考|单元测|高考|中考|估分|口语|听力")
 _EN_SUBJECTS = ("math|maths|mathematics|english|physics|chemistry|biology|history|geography|science|chinese|"
                 "literature|art|music|pe|reading|writing|french|spanish|german|economics|computing|algebra|geometry")
 # What may follow a number that is NOT a score: 45分钟, 第3章, 10道题, 教了20年 …
@@ -22,20 +22,24 @@ _EN_VALUE = (r"(?:\d{2,3}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|question
              r"marks? each))|[a-f][+\-]?(?![a-z0-9]))")
 _GROUPS = r"年级|班级|全班|全年级|全校|班上|班里|班内|级部|学校|校内|全区|区里|全市|市里|全省|省里|考场|小组内"
 _LEVELS = (r"(?:优秀|优良|良好|中等|合格|及格|不合格|不及格|待合格|待提高|较差|优|良|差|一般|较好|很好|很差|不好|不理想|落后|拔尖|"
-           r"垫底|[一二三四五]类文?|[一二三四五]档|中下|中上|中游|上游|下游|最差|最好|倒数|数一数二|靠前|靠后|前列)"
-           r"(?:偏下|偏上|以上|以下|水平)?")
+           r"垫底|[一二三四五]类[上中下]?文?|[一二三四五]档|中下|中上|中游|上游|下游|最差|最好|倒数|数一数二|靠前|靠后|前列)"
+           r"(?:偏下|偏上|以上|以下|水平)?(?!\s*\d+\s*分?\s*(?:以上|以下|到|至|-|~))")
 # Where a grade is being talked about: a subject, an exam, a piece of assessed work.
 _ASSESSED = rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|等级|等第|评定|评级|考评|测评|综合评价"
 _GRADE_VERB = (r"[:：是为]|评为|评定为|被评为|评了个?|评上|评到|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?|拿到|得到|考到|"
                r"获得|只拿到")
-_LETTER = r"[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])"
+# Not a letter of a list (等级 A、B、C) or of a paper, a set, a class …
+_LETTER = r"[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])(?!\s*[、/和与或]\s*[a-f](?![a-z]))"
+_EN_LETTER = r"[a-f](?:[+\-]|\s+(?:plus|minus)\b)?"
 
 SCORE_RULES_ZH = {
     # 数学92, 数学 92 分, 语文考了88, 英语成绩76, 物理期末 85, 平均分78, 成绩：90
     "score_subject_number": (
-        rf"(?:{SUBJECTS})\s*(?:成绩|分数|考试|期中|期末|月考|测验|考)?\s*(?:[:：是为]|考了?|考得|得了?|拿了?|只有|才|有)?\s*"
+        rf"(?:{SUBJECTS})\s*(?:成绩|分数|考试|期中|期末|月考|测验|考)?\s*(?:[:：是为]|考了?|考得|得了?|拿了?|只有|才|有|刚刚|刚好|刚|"
+        rf"仅|只|就|也|又|只考了?|才考了?|仅得)?\s*"
         rf"\d{{1,3}}(?:\.\d+)?(?!\s*(?:{_NOT_A_SCORE_UNIT}))",
-        ["李华数学92", "她英语成绩76", "張偉物理期末 59", "小明数学考了九十二分", "成绩：90", "化学得了3分"],
+        ["李华数学92", "她英语成绩76", "張偉物理期末 59", "小明数学考了九十二分", "成绩：90", "化学得了3分",
+         "翟丽这次没考好，物理刚刚 60"],
         ["数学课每周5节", "数学3班和5班", "一节数学课45分钟", "数学第3章", "期末考试在第18周"],
     ),
     # 考了85分, 只考了59, 拿了满分, 得了零分
@@ -44,6 +48,13 @@ SCORE_RULES_ZH = {
         r"(?:[几多]\s*)?(?:分(?!钟)|(?![\s\u4e00-\u9fff\d]))|满分|零分|" + _CN1 + r"分(?!钟))",
         ["小明期中考了85分", "只考了59", "考了九十二", "拿了满分的是刘洋", "只考了四十几分"],
         ["考了三个单元的内容", "得了一等奖"],
+    ),
+    # 考了全班最高分, 拿了个低分, 卷面分是60, 个人得分 45
+    "score_high_low_mark": (
+        r"(?:考了|考出|考到|得了|拿了|拿到)个?[^，,。.;；!！?？\n]{0,6}?(?:最高分|最低分|高分|低分|满分|零分|及格分|优秀分)|"
+        r"(?:卷面分|个人得分|实际得分|的分数|的得分|的总分)\s*(?:是|为|[:：]|只有|才|仅)?\s*\d{1,3}(?!\s*(?:分钟|道|题|页))",
+        ["邓超考了全班最高分 99", "梁宇的卷面分是六十", "拿了个低分"],
+        ["这次试卷满分 150 分", "最高分的答案怎么写", "题目的分数是5分钟内算完"],
     ),
     # 成绩不理想，只有55 / 才60几分: "only" and a bare number, in a sentence about assessment
     "score_only_number": (
@@ -54,9 +65,10 @@ SCORE_RULES_ZH = {
     ),
     # 语文从B降到了C, 数学从85分提高到92分
     "score_from_to": (
-        rf"(?:{_ASSESSED}|排名|名次)[^，,。.;；!！?？\n]{{0,8}}?从\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}\s*名?|\d{{1,3}}\s*分)\s*"
+        rf"(?:{_ASSESSED}|排名|名次)[^。.;；!！?？\n]{{0,10}}?从\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}\s*(?:多|几|来)?\s*名?|"
+        rf"\d{{1,3}}\s*(?:多|几|来)?\s*分)\s*"
         rf"(?:降|升|掉|退|涨|提高|下降|上升|提升|跌|进步)(?:到|至)了?\s*第?\s*(?:{_LETTER}|{_LEVELS}|{NUM}|\d{{1,3}})",
-        ["李然这学期语文从B降到了C", "数学从85分提高到92分", "排名从第5掉到第20"],
+        ["李然这学期语文从B降到了C", "数学从85分提高到92分", "排名从第5掉到第20", "数学成绩从 90 多掉到 70 出头"],
         ["数学从第3章讲到第5章", "语文课从8点上到9点"],
     ),
     # 听力满分 (but not 满分150 / 满分是30分), 成绩下滑了20名, 总分比上次少了40分
@@ -64,15 +76,20 @@ SCORE_RULES_ZH = {
         rf"(?:{_ASSESSED})[^，,。.;；!！?？\n]{{0,6}}?(?:考了?|拿了?|得了?|是)?\s*满分"
         rf"(?!\s*(?:\d|是|为|[:：]|制|的?标准|作文|卷|答案))|"
         rf"(?:{_ASSESSED}|排名|名次|总分)[^，,。.;；!！?？\n]{{0,8}}?(?:下滑|退步|进步|上升|下降|提高|前进|后退|少了|多了|涨了|"
-        rf"掉了|跌了)了?\s*{NUM}\s*(?:名|分(?!钟))",
-        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "胡可馨总分比上次少了40分", "王同学数学经常考满分"],
-        ["作文满分60分", "听力满分是30分", "讲解满分作文的标准", "数学课上分析满分答案"],
+        rf"掉了|跌了)了?\s*{NUM}\s*(?:名|分(?!钟))|"
+        rf"(?:掉|退步|后退|下滑|下降|跌|前进|进步|上升|提升)了\s*{NUM}\s*(?:多\s*)?名(?![单字称额次著])|"
+        rf"(?<!平均分)(?<!均分)比\s*(?:上次|上回|之前|以前|期中|期末|月考|上学期|上个月|平均分|均分|平均线|及格线|分数线|"
+        rf"同桌|别人|其他同学|全班|班上)\s*(?:高|低|多|少|提高|进步|退步|下降|"
+        rf"上升|涨|掉|降)了?\s*{NUM}\s*(?:多)?\s*(?:名|分(?!钟))",
+        ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "比期中下滑了很多,掉了 15 名", "胡可馨总分比上次少了40分", "王同学数学经常考满分",
+         "谢婷这次比上次高了二十分"],
+        ["作文满分60分", "听力满分是30分", "讲解满分作文的标准", "数学课上分析满分答案", "年级平均分比上次高了 5 分"],
     ),
     # 总分620 (but not 试卷总分150 / 卷面总分)
     "score_total": (
-        r"(?<![卷面])总分\s*(?:[:：是为]|考了?|达到)?\s*\d{2,3}",
+        r"(?<![卷面])(?<!高考)(?<!中考)总分\s*(?:[:：是为]|考了?|达到)?\s*\d{2,3}",
         ["总分620，能上重点"],
-        ["卷面总分120分", "试卷总分150"],
+        ["卷面总分120分", "试卷总分150", "高考总分 750 分"],
     ),
     # 排名第3, 排名前10, 年级排名 5
     "score_rank_word": (
@@ -91,7 +108,7 @@ SCORE_RULES_ZH = {
     ),
     # 第3名, 第一名, 前十名, 年级前十, 班级第三
     "score_rank_place": (
-        rf"(?<![“\"「『'‘])第\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片”\"」』'’]|的?(?:奖|获奖|作品|作文|名单)|[到至和与]第)|"
+        rf"(?<![“\"「『'‘到至和与])第\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片”\"」』'’]|的?(?:奖|获奖|作品|作文|名单)|[到至和与]第)|"
         rf"前\s*{NUM}\s*名(?![称字著言师校胜句篇家单词片])|"
         rf"(?:{_GROUPS})\s*(?:排名|排)?\s*(?:的)?\s*(?:第|前|后|倒数第?)\s*{NUM}(?!{_RANK_NOT_UNIT})|"
         rf"倒数\s*第?\s*{NUM}(?!{_RANK_NOT_UNIT}|\s*[秒分时])",
@@ -103,9 +120,13 @@ SCORE_RULES_ZH = {
     "score_standing_zh": (
         rf"(?:在|处于|位于|排在?|位列)\s*(?:{_GROUPS})\s*(?:的)?\s*(?:中游|上游|下游|中等|中上|中下|前列|末尾|前几|后几)|"
         rf"(?:排|排名|位列|位于|处于)\s*(?:在)?\s*(?:{_GROUPS})?\s*(?:的)?\s*(?:前|后)\s*(?:百分之|\d+\s*%)|"
-        rf"最后\s*(?:一|1)\s*名|数一数二",
-        ["张伟的成绩在班级中游", "李娜在年级里排前百分之五", "马丽是全班最后一名", "林峰的英语在班上数一数二"],
-        ["在年级中推广这个方法", "排在最后一节课"],
+        rf"最后\s*(?:一|1)\s*名|数一数二|"
+        rf"(?:成绩|分数|得分|排名|名次|考得|考试|总分)[^，,。.;；!！?？\n]{{0,10}}?(?:垫底|倒数|最差|最低|末尾|吊车尾|中下游|下游|"
+        rf"最好|最高|拔尖|名列前茅)(?!的?\s*(?:题|方法|办法|途径|时候|科目|一次|讲法|策略|版本))|"
+        rf"(?:在|是)\s*(?:{_GROUPS})\s*[里中内上]?\s*(?:的)?\s*(?:倒数|垫底|最差|拔尖|末尾|吊车尾)",
+        ["张伟的成绩在班级中游", "李娜在年级里排前百分之五", "马丽是全班最后一名", "林峰的英语在班上数一数二",
+         "曹阳成绩在班上垫底", "曾琪在班里倒数", "田甜的数学成绩一直是班上最差的"],
+        ["在年级中推广这个方法", "排在最后一节课", "如何帮助成绩落后的学生", "成绩最好的题型是选择题的讲法"],
     ),
     # 绩点3.5, 85/100, 3.7/4.0
     "score_gpa_fraction": (
@@ -117,22 +138,35 @@ SCORE_RULES_ZH = {
     "score_letter_or_level": (
         rf"(?:{_ASSESSED})\s*(?:成绩|等级|等第|考试)?\s*(?:{_GRADE_VERB})?\s*"
         rf"(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]|的成绩|等))|"
-        rf"(?:{_ASSESSED})[^，,。.;；!！?？\n]{{0,8}}?(?:{_GRADE_VERB})\s*(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]))",
+        rf"(?:{_ASSESSED})(?:(?!标准|细则)[^，,。.;；!！?？\n]){{0,8}}?(?:{_GRADE_VERB})\s*"
+        rf"(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]))",
         ["数学B+", "语文等级为A", "英语评为优", "成绩：良好", "王芳数学优秀。", "期末评定：不合格", "郑爽历史评了个良",
          "胡军英语口语测试得了B"],
-        ["试卷分A卷和B卷", "数学A层班", "数学优秀的同学可以做拓展题", "成绩优良中差四档怎么定义"],
+        ["试卷分A卷和B卷", "数学A层班", "数学优秀的同学可以做拓展题", "成绩优良中差四档怎么定义",
+         "讲解作文的评分等级 A、B、C 分别对应的要求",
+         "作文评分标准：一类文 50 分以上", "作文评分：一类上 50 分以上，二类下 35 到 39 分"],
     ),
     # Words that are themselves a grade, or pass/fail of an exam.
     "score_fail_words": (
-        rf"不及格|没及格|没有及格|挂科|考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
+        rf"(?<![“\"「『'‘])不及格(?![”\"」』'’]|的?(?:题|题型|率|线|标准|人数))|没及格|没有及格|挂科|重修|挂了\s*{NUM}\s*门|"
+        rf"(?:{SUBJECTS}|考试|测验|这门课)\s*(?:又|都|也|还|再次|再|这次)?\s*(?:没过|没通过|没考过)|"
+        rf"(?:刚好|刚刚|勉强|险些|差点|差一点|没能|总算)\s*(?:及格|不及格|过线|没过|挂)|"
+        rf"考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
         rf"(?:{SUBJECTS}|考试)\s*(?:又|都|也|还)?\s*挂了|"
-        rf"(?:测试|考试|考核|测验|达标)[^，,。.;；\n]{{0,4}}?(?:没通过|未通过|没过|不达标|未达标)|"
+        rf"(?:测试|考试|考核|测验|达标)[^，,。.;；\n]{{0,4}}?(?:没通过|未通过|不通过|没过|不达标|未达标)|"
+        rf"(?:全科|各科|每科|门门|科科|样样)\s*(?:都)?\s*(?:优秀|优(?!秀)|良好|良(?!好)|及格|不及格|满分|a\b)"
+        rf"(?!的?\s*(?:标准|要求|条件))|"
+        rf"(?:考了|得了|拿了|评了|评为|被评为)\s*个?\s*[a-f][+\-]?\s*等(?![等级])(?!\s*[、,，和与或])|"
         rf"(?:年级|班级|全校|全市|全区|全省|高考|中考)\s*(?:的)?\s*(?:状元|榜首|倒数)|成绩\s*垫底|吊车尾|留级|"
         rf"是[^，,。.;；\n]{{0,6}}?(?:学困生|后进生|差生|尖子生|优等生|学渣|学霸|优生)|"
         rf"(?:每次|总是|一直|常常|经常|次次)\s*(?:都)?\s*(?:考)?\s*(?:前|第)\s*{NUM}(?!{_RANK_NOT_UNIT})",
-        ["赵磊这次数学不及格", "小李补考了", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
+        ["赵磊这次数学不及格", "小李补考了", "鲁豫这学期期末考试全科优秀", "华晨宇的化学实验考核不通过", "施然这次考了 A 等",
+         "张伟上学期挂了两门", "李娜物理又没过", "刘洋数学刚好及格",
+         "吴磊英语重修", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
          "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底", "王梓睿是班上的学困生", "孙一诺每次都前三"],
-        ["及格线是60分", "如何帮助学困生提高成绩", "每次都先做第一题"],
+        ["及格线是60分", "如何帮助学困生提高成绩", "每次都先做第一题", "把不及格的题型归类一下", "这段代码没过编译",
+         "全科优秀的标准是每科 85 分以上", "A 等、B 等、C 等的比例怎么定",
+         "用“不及格”造句"],
     ),
 }
 
@@ -165,39 +199,67 @@ SCORE_RULES_EN = {
     "score_got_mark": (
         r"\b(?:got|gets|get|received|receives|earned|earns|achieved|made|was\s+given|were\s+given)\s+"
         r"(?:(?:a|an|only|just)\s+)?(?:\d{1,3}(?:\.\d+)?\s*(?:%|percent|points?|marks?|/|out\s+of|on|in)|"
-        r"[\"'“]?[a-f][+\-]?[\"'”]?\s+(?:in|on|for)\b|full\s+marks\b)",
-        ["Amy got 92% on the final", "Jack got a C in math", "she got a b+ in english", "got full marks"],
+        r"[\"'“]?" + _EN_LETTER + r"[\"'”]?\s+(?:in|on|for)\b|full\s+marks\b)",
+        ["Amy got 92% on the final", "Jack got a C in math", "she got a b+ in english", "got full marks",
+         "Tom got a C minus in chemistry"],
         ["got 3 new books", "got a lot of homework"],
     ),
     # Eva's average is 91, Ivy's SAT score is 1450, Kevin's maths mark was 38%
     "score_possessive": (
         r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+){0,2}?(?:average|score|mark|grade|result)s?\s*"
-        r"(?:is|was|were|of|:|=)\s*"
+        r"(?:is|was|were|of|:|=)\s*(?:only\s+|just\s+|about\s+|around\s+|under\s+|below\s+)?"
         r"(?:\d{1,4}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words))|"
         r"[a-f][+\-]?(?![a-z0-9]))",
-        ["Eva's average is 91", "Ivy's SAT score is 1450", "Kevin's maths mark was 38%", "her grade is B"],
+        ["Eva's average is 91", "Ivy's SAT score is 1450", "Kevin's maths mark was 38%", "her grade is B",
+         "Sam's science mark was only 41%"],
         ["the question's mark scheme is online", "the test's score is out of 50 questions"],
     ),
     # the lowest score in the class, only managed 12 out of 40, reading age two years behind
     "score_standing": (
         r"\b(?:lowest|highest|top|best|worst)\s+(?:score|mark|grade|result)s?\s+in\s+(?:the\s+|his\s+|her\s+)?"
         r"(?:class|year|group|form)|\bin\s+the\s+(?:bottom|top)\s+\d+\s*(?:%|percent)|"
+        # just below the pass mark, well above the class average, graded as 'working towards'
+        r"\b(?:scored|scores|was|is|fell|came|finished)\s+(?:just\s+|well\s+|slightly\s+|far\s+)?(?:below|above|under|"
+        r"short\s+of)\s+(?:the\s+)?(?:pass|grade\s+boundary|target|class\s+average|average|expected)|"
+        r"\bgraded\s+(?:as\s+)?(?:an?\s+)?['\"]?(?:" + _EN_LETTER + r"(?![a-z])|working|below|meeting|exceeding|emerging|"
+        r"developing|secure|pass|fail|merit|distinction)|"
+        # a grade that fell to an E, rose to 7
+        r"\b(?:grade|mark|score|result|level)s?\s+(?:fell|dropped|slipped|went\s+down|rose|went\s+up|improved|jumped|"
+        r"climbed)\s+(?:from\s+\S+\s+)?to\s+(?:an?\s+)?(?:[a-f][+\-]?(?![a-z])|\d{1,3}\b)|"
+        # Mae's test came back with a 55; Nina dropped two grades
+        r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+)?(?:test|exam|quiz|paper|essay|mock)s?\s+(?:came\s+back|was\s+marked|"
+        r"was\s+graded)\s+(?:with\s+|as\s+|at\s+)?(?:an?\s+)?(?:\d{1,3}\b|" + _EN_LETTER + r"(?![a-z]))|"
+        r"\b(?:dropped|fell|slipped|went\s+down|went\s+up|rose|jumped|improved|moved\s+up|moved\s+down)\s+(?:by\s+)?"
+        r"(?:a|one|two|three|four|\d)\s+(?:whole\s+)?(?:grades?|sets?|levels?|places?)\b|"
+        # Jake's result in the physics test was disappointing: 34
+        r"(?:'s|\b(?:his|her|their))\s+(?:\w+\s+){0,2}(?:score|mark|result|grade)s?\b[^.;\n]{0,40}?(?:[:=]|\bwas|\bis)\s*"
+        r"\d{1,3}(?:\.\d+)?\b(?!\s*(?:minutes|mins|pages|questions|lessons|hours|students|words))|"
         r"\b(?:managed|got|scored|earned|achieved|only|just)\s+(?:only\s+|just\s+)?\d{1,3}\s*(?:out\s+of|/)\s*\d|"
-        r"\breading\s+age\b|\b(?:working|reading|performing)\s+(?:well\s+)?below\s+(?:grade|year|age)\b|"
+        r"\b(?:reading|spelling|maths?|numeracy)\s+age\b|\b(?:is|was|are|were|became|be)\s+(?:the\s+|a\s+)?"
+        r"(?:lowest|highest|top|best|worst|weakest|strongest)[\s\-]"
+        r"(?:scorer|achiever|performer|attainer)s?\b|"
+        r"(?:是|为)\s*(?:全班|全年级|年级|班级|班上|班里|全校)\s*(?:的)?\s*(?:最高分|最低分)|\b(?:working|reading|performing)\s+(?:well\s+)?below\s+(?:grade|year|age)\b|"
         r"(?:'s|\b(?:his|her))\s+(?:\w+\s+)?(?:is|was)\s+(?:a\s+|at\s+)?grade\s+(?:[a-f][+\-]?|\d)\b",
         ["Mason got the lowest score in the class", "Nora scored in the bottom 10%", "Jack only managed 12 out of 40",
+         "Mila scored just below the pass mark", "Lily's English is graded as 'working towards'",
+         "Jake's result in the physics test was disappointing: 34", "Phoebe's chemistry grade fell to an E",
+         "Arthur is the top scorer in the year", "Mae's test came back with a 55",
+         "Nina dropped two grades in geography",
          "Owen's reading age is two years behind", "Ruby's maths is grade C"],
         ["The top score in the quiz was 18 out of 20", "3 out of 4 students finished",
+         "The top scorer prize will be presented at assembly", "The essay is graded on 4 criteria",
+         "Her score sheet has 20 questions",
          "the grade is taught by two teachers"],
     ),
     # UK school words: sets, marks off a pass, straight-A, two Es, below expected, IQ
     # an A* in maths, predicted a U, grade 7 in English, a distinction, grades all Cs, from B to D
     "score_grade_words": (
         r"\b(?:got|gets|get|received|receives|earned|achieved|achieves|awarded|given|predicted|targeted|working\s+at|"
-        r"working\s+towards|on\s+track\s+for)\s+(?:an?\s+)?(?:grade\s+)?(?:a\*|[a-f][+\-]?|u|[1-9])\s+"
+        r"working\s+towards|on\s+track\s+for)\s+(?:an?\s+)?(?:grade\s+)?(?:a\*|" + _EN_LETTER + r"|u|[1-9])\s+"
         r"(?:in|for|on|at)\b|"
         r"\b(?:got|received|achieved|awarded|earned|gained)\s+(?:a\s+)?(?:merit|distinction|credit)\b|"
-        r"\b(?:grade|mark|score|result|level)s?\b[^.;\n]{0,20}?from\s+(?:[a-f][+\-]?|a\*|\d+)\s+to\s+"
+        rf"\b(?:grade|mark|score|result|level|{_EN_SUBJECTS})s?\b[^.;\n]{{0,20}}?from\s+(?:an?\s+)?(?:[a-f][+\-]?|a\*|\d+)\s+"
+        r"to\s+(?:an?\s+)?"
         r"(?:[a-f][+\-]?|a\*|\d+)\b|"
         r"\b(?:grades?|marks?|results?)\s+(?:are|were|is|was)\s+(?:all\s+|mostly\s+)?(?:[a-f]|a\*)'?s\b|"
         r"\b(?:weakest|strongest|brightest|worst|lowest[\s\-]attaining|highest[\s\-]attaining|lowest[\s\-]achieving)\s+"
@@ -230,24 +292,36 @@ SCORE_RULES_EN = {
         ["problem set 3 is due Monday", "the 2 marks for method", "plot the two As on the graph"],
     ),
     "score_gpa": (
-        r"\bgpa\s*(?:of|is|was|:|=|是|为|：)?\s*\d|\d\.\d+\s*gpa\b",
-        ["Her GPA is 3.7", "a 3.9 GPA", "林浩然上学期GPA是2.8"],
+        r"\bgpa\s*(?:of|is|was|:|=|是|为|：)?\s*\d|\d\.\d+\s*gpa\b|"
+        r"\bgpa\s+(?:dropped|fell|rose|went|climbed|improved|increased|decreased|slipped|jumped)\s+(?:\w+\s+)?"
+        r"(?:to|from|by)\s+\d",
+        ["Her GPA is 3.7", "a 3.9 GPA", "林浩然上学期GPA是2.8", "Olivia's GPA dropped to 2.8"],
         ["explain how a gpa is computed"],
     ),
     "score_rank": (
         r"\brank(?:ed|s|ing)?\s+(?:#\s*|no\.?\s*|number\s+)?(?:\d+|first|second|third|fourth|fifth|last|top|bottom)\b|"
         r"\b\d+(?:st|nd|rd|th)\s+(?:place|in\s+(?:the\s+|his\s+|her\s+|their\s+)?(?:class|grade|year|school|form|"
-        r"cohort))\b|\b(?:came|finished|placed)\s+(?:\d+(?:st|nd|rd|th)|top|first|last|bottom)\b|"
-        r"\b(?:top|bottom)\s+of\s+(?:the|his|her|their)\s+(?:class|year|grade|form|cohort)\b|"
+        r"cohort))\b|\b(?:came|finished|placed|ranked)\s+(?:\d+(?:st|nd|rd|th)|top|first|second|third|fourth|fifth|sixth|"
+        r"seventh|eighth|ninth|tenth|last|bottom)\b|"
+        r"\b(?:is|was|are|were|be|been|came|finished|stays?|stayed|remains?|remained|at)\s+(?:at\s+)?(?:the\s+)?"
+        r"(?:top|bottom)\s+of\s+(?:the|his|her|their)\s+(?:class|year|grade|form|cohort|set|group)\b|"
         r"\b(?:top|bottom)\s+\d+\s*(?:%|percent)?\s+(?:of|in)\s+(?:the\s+|his\s+|her\s+|their\s+)?"
         r"(?:class|grade|year|school|cohort|form)|\b\d+(?:st|nd|rd|th)\s+percentile\b",
         ["He ranked 3rd in the class", "She came 2nd in her year", "in the top 5 of the class",
          "Alice is ranked first in her class",
-         "Olivia came top in science", "Noah is bottom of the class in reading"],
-        ["rank the answers from best to worst", "the 2nd lesson of the week"],
+         "Olivia came top in science", "Noah is bottom of the class in reading", "Noah came third in the year group"],
+        ["rank the answers from best to worst", "the 2nd lesson of the week", "Top of the class strategies for revision"],
     ),
     "score_pass_fail": (
-        r"\bflunk(?:ed|s|ing)?\b|"
+        r"\bflunk(?:ed|s|ing)?\b|\b(?:barely|narrowly|only\s+just|just)\s+(?:passed|failed|scraped)\b|"
+        rf"\b(?:didn't|did\s+not|couldn't|could\s+not|never|failed\s+to)\s+pass\s+(?:the\s+|his\s+|her\s+|their\s+|an?\s+)?"
+        rf"(?:\w+\s+)?(?:exam|test|quiz|paper|module|oral|course|class|subject|resit|retake|{_EN_SUBJECTS})s?\b|"
+        r"\bonly\s+(?:one|student|pupil|child|person|kid)\s+(?:who\s+|to\s+)fail(?:ed)?\s+(?:the\s+|his\s+|her\s+|"
+        r"their\s+)(?:\w+\s+)?(?:exam|test|quiz|paper|module)\b|"
+        r"\b(?:passed|failed|sat|took|takes|take|taking)\s+(?:the\s+|his\s+|her\s+|their\s+|a\s+)(?:\w+\s+)?"
+        r"(?:resit|re-sit|retake|make-up\s+(?:exam|test))\b|"
+        r"\b(?:resits?|re-sits?|retakes?|resat|retook|resitting|retaking|repeat(?:s|ed|ing)?)\s+(?:the\s+|his\s+|her\s+|"
+        r"their\s+|a\s+)?(?:\w+\s+)?(?:exam|test|paper|module|course|quiz|year)\b|"
         r"(?:\b(?:failed|fails|failing)\s+(?:the\s+|his\s+|her\s+|their\s+|an?\s+)?|"
         r"\b(?:passed|passes|scraped\s+through)\s+(?:his\s+|her\s+|their\s+))"
         r"(?:\w+\s+)?(?:exam|test|quiz|class|course|subject|module|final|midterm|paper|maths?|english|physics|"
@@ -255,7 +329,20 @@ SCORE_RULES_EN = {
         r"\b\d{1,3}\s*(?:%|percent)\s+(?:on|in)\s+(?:the|his|her|their|a|an)\s+(?:\w+\s+)?(?:exam|test|quiz|final|"
         r"midterm|paper)",
         ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit",
-         "Daniel flunked geography"],
-        ["the program passed the unit test", "passes the ball"],
+         "Daniel flunked geography", "Lucy barely passed maths", "Amy passed the retake", "Kevin has to resit the exam",
+         "Chloe didn't pass her French oral", "the only student to fail the algebra test"],
+        ["the program passed the unit test", "passes the ball", "The cursor may never pass an unfinished run",
+         "made to fail the test if anything calls it"],
     ),
 }
+
+
+# A class's own result (三班这次平均分排年级第二, 我们班的及格率是95%) is not a pupil's.
+CLASS_STATISTIC = (r"^\s*(?:[\d一二三四五六七八九十]+|我们|咱们|本|我|各)\s*班\s*(?:这次|本次|上次|期中|期末|月考)?\s*的?\s*"
+                   r"(?:平均分|均分|总分|整体成绩|总成绩|成绩|及格率|优秀率|合格率)")
+# A place in a race, a contest or a sorted list is not a result of assessment.
+NOT_ASSESSMENT_RANK = (r"运动会|比赛|竞赛|大赛|赛跑|跑了|跳了|接力|拔河|评比|排行榜|排序|队伍|球队|数据|数组|列表|元素|算法|"
+                       r"\b(?:race|run|match|tournament|competition|contest|sports\s+day|charity|"
+                       r"(?:the|our|my)\s+(?:class|team|school|form|house)\s+(?:came|finished|placed|ranked|is|was))\b")
+# Rules about a place in a ranking, which a question about ranking in general also mentions.
+RANK_RULES = ("score_rank_word", "score_rank_place", "score_rank_placed", "score_rank")

@@ -327,6 +327,11 @@ def _sound_alike(a: str, b: str) -> bool:
     return any(within_one_edit(x, y) for x in _readings(a) for y in _readings(b))
 
 
+# A typo replaces a character of a word with one that sounds alike; a grammatical particle
+# or a surname in that place is the sentence going on, not a typo.
+_FUNCTION_CHARS = frozenset("与和的了是在有也都就而及或被把从向对给让为")
+
+
 def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
     index = _anchor_index(terms)
     for run in _CJK_RUN.findall(squeezed):
@@ -340,6 +345,8 @@ def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
                     continue
                 if not _sound_alike(window[i], original[i]):
                     continue
+                if window[i] in _FUNCTION_CHARS or (i == 0 and window[0] in _SURNAMES):
+                    continue  # 贫困与 is not 贫困户, 李明 is a name, not 失明
                 if _dictionary().get(window, 0) > 0 or any(w in plain for w in term.unless) \
                         or _part_of_other_words(run, start, len(original)):
                     continue
@@ -351,16 +358,31 @@ def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
 # A lesson request about a condition is not somebody's condition ("讲讲糖尿病人为什么要控制
 # 血糖", "Explain angles of depression"): a text that starts with a teaching verb and names
 # nobody (no pronoun, no "this student", no surname-and-name before 的/有/患/是) is exempt
-# from the term rules. Numbers and grades have no such exemption.
-_LESSON_START = re.compile(
-    r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:(?:老师|我|用户)\s*(?:想|要|希望|打算|准备|需要|计划)?\s*)?"
-    r"(?:讲讲|讲解|讲一下|讲一讲|讲|介绍|出一份|出一套|出一道|出几道|出|设计|写一篇|写一份|准备|做一份|制作|复习|科普|总结|"
-    r"分析一下|整理)|(?:关于|有关)[^，,。.;；]{1,16}的(?:题|课|练习|试卷|教案|课件|班会|阅读|作文|应用题)|"
-    r"(?:心理健康|健康教育|生物|科普|青春期教育)课|\((?:biology|science|health|pshe)\)|"
+# from the term and situation rules; so is a text about a topic rather than a pupil (抑郁症主题的
+# 心理课, 单亲家庭题材的小说, 文中母亲去世, a general question, a notice, a story). Numbers and
+# grades have no such exemption, except a place in a ranking (core.redline._score_exemption).
+_LESSON_OR_TOPIC = re.compile(
+    r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:给(?:学生|孩子|同学)们?|给全班|给大家)?\s*"
+    r"(?:(?:老师|我|用户)\s*(?:想|要|希望|打算|准备|需要|计划)?\s*)?"
+    r"(?:讲讲|讲解|讲一下|讲一讲|讲|介绍|出一份|出一套|出一道|出几道|出|设计|写一篇|写一份|写一封|写|准备|做一份|制作|复习|科普|总结|"
+    r"分析一下|整理|讨论|提醒|通知|组织|开一次|开一节|如何|怎样|怎么)|"
+    r"(?:关于|有关)[^，,。.;；]{1,16}的(?:题|课|练习|试卷|教案|课件|班会|阅读|作文|应用题|讲座|宣传)|"
+    # A topic, not a pupil: 抑郁症主题的心理课, 单亲家庭题材的小说, 议论文题目, 文中母亲去世
+    r"主题|题材|议论文|范文|阅读题|文中|课文|小说|诗中|作文题|讲座|班会|宣传|通知|疫苗|接种|故事|童话|寓言|绘本|"
+    r"高发|流行季|季节性|预防|规定|制度|政策|温馨提示|提示|注意事项|须知|"
+    r"(?:数学|应用|练习|例|阅读)题|题目|(?<![\u4e00-\u9fff])某(?!同学|学生|生)|"
+    r"(?:通用|政策|一般性)?建议|常识|知识|(?:心理|健康|卫生|安全|生物|科学|科普|青春期|历史|语文|政治|道法)(?:教育)?课|"
+    # a lesson of another subject about a condition (化学课讲湿疹药膏); not 体育课, which a sick note names
+    r"(?:化学|物理|数学|地理|英语|美术|音乐|信息|社会|劳动)课\s*(?:[:：]|讲|上讲|要讲)|"
+    r"\((?:biology|science|health|pshe)\)|"
     r"\b(?:biology|science|health|pshe)\s+(?:lesson|class|unit)\b|"
     r"^\s*(?:unit|lesson|chapter)\s+\d+\s*(?::|covers|is about)|"
     r"^\s*(?:please\s+)?(?:(?:the\s+)?teacher\s+(?:wants|would like|plans)\s+to\s+)?(?:explain|teach|create|make|write|"
-    r"prepare|design|review|introduce|summari[sz]e|discuss|describe|plan|draft|outline|cover)\b")
+    r"prepare|design|review|introduce|summari[sz]e|discuss|describe|plan|draft|outline|cover|remind|organi[sz]e|"
+    r"inform|tell\s+parents)\b|\b(?:programme|program|campaign|assembly|awareness|essay\s+topic|in\s+general|"
+    r"story|novel|poem|fairy\s+tale|the\s+book|the\s+text|the\s+film|character|lesson|worksheet|topic|pandemic|"
+    r"epidemic|outbreak|whole\s+class|all\s+students|everyone)\b|"
+    r"^\s*(?:how|what|why|when|which|any|ideas|tips|ways)\b")
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜"
              "崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
 _AFTER_NAME = "的|有|患|得|是|确诊|被|要|在|因|需|不能|最近|一直|经常|总是"
@@ -368,12 +390,12 @@ _PERSON = re.compile(
     rf"他|她|该生|此生|这(?:个|名|位)?(?:学生|同学|孩子)|我班|班上|班里|小(?![说学组时数节题结区船鸟狗猫])[\u4e00-\u9fff](?={_AFTER_NAME})|"
     rf"(?<![如任为几奈])[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}(?={_AFTER_NAME})|\b(?:he|she|his|her|him|they)\b")
 # An English name in mid-sentence: "Explain Tom's ADHD" (not "the novel's").
-_EN_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?='s\b|\s+(?:has|is|was|had|suffers|takes|gets|got)\b)")
+_EN_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?='s\b|\s+(?:has|is|was|had|suffers|takes|gets|got)\b)|^\s*[A-Z][a-z]+'s\b")
 
 
 def lesson_request(text: str, plain: str) -> bool:
     """Is `text` (normalized: `plain`) a request for teaching material that names nobody?"""
-    return bool(_LESSON_START.search(plain)) and not _PERSON.search(plain) and not _EN_NAME.search(fold(text))
+    return bool(_LESSON_OR_TOPIC.search(plain)) and not _PERSON.search(plain) and not _EN_NAME.search(fold(text))
 
 
 # --- all together -----------------------------------------------------------------------

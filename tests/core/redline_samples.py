@@ -86,7 +86,7 @@ SENSITIVE: list[tuple[str, str]] = [
     ("期末考试只考了59", "score"),
     ("拿了满分的是刘洋", "score"),
     ("总分620，能上重点", "score"),
-    ("班级平均分78.5", "score"),
+    ("王同学平均分78.5", "score"),
     ("绩点3.5", "score"),
     ("化学得了3分", "score"),
     ("年级排名 15", "score"),
@@ -123,6 +123,8 @@ SENSITIVE: list[tuple[str, str]] = [
 ]
 
 BENIGN: list[str] = [
+    # A class's average is the class's result, nobody's score (issue 9: "a named student's scores").
+    "班级平均分78.5",
     "班级有45人",
     "每周三上实验课",
     "喜欢用二叉树做例题",

@@ -7,7 +7,7 @@ import pytest
 from core import redline
 from core.normalize import normalize
 from tests.core.redline_samples import BENIGN, SENSITIVE, generated_id_numbers
-from tests.core import redline_table
+from tests.core import redline_probe, redline_table
 
 RULE_POSITIVES = [(rule, text) for rule in redline.RULES for text in rule.positives]
 RULE_NEGATIVES = [(rule, text) for rule in redline.RULES for text in rule.negatives]
@@ -44,12 +44,14 @@ def test_each_benign_teaching_fact_passes(text):
     assert redline.check(text).kinds == ()
 
 
-def test_the_acceptance_table_refuses_99_percent_of_sensitive_and_at_most_2_percent_of_benign():
-    sensitive, benign = redline_table.SENSITIVE, redline_table.BENIGN
+@pytest.mark.parametrize("table", [redline_table, redline_probe], ids=["table", "probe"])
+def test_the_acceptance_table_refuses_99_percent_of_sensitive_and_at_most_2_percent_of_benign(table):
+    # redline_probe was written by a second author before reading the rules (issue 9).
+    sensitive, benign = table.SENSITIVE, table.BENIGN
     assert len(sensitive) + len(benign) >= 200 and min(len(sensitive), len(benign)) >= 90
     refused = [t for t in sensitive if redline.check(t)]
     false = [t for t in benign if redline.check(t)]
-    print(f"\nred line v3 table: refused {len(refused)}/{len(sensitive)} sensitive "
+    print(f"\nred line {table.__name__.rsplit('.', 1)[-1]}: refused {len(refused)}/{len(sensitive)} sensitive "
           f"({len(refused) / len(sensitive):.1%}), refused {len(false)}/{len(benign)} benign "
           f"({len(false) / len(benign):.1%})")
     assert len(refused) / len(sensitive) >= 0.99, sorted(set(sensitive) - set(refused))

@@ -1,0 +1,79 @@
+"""Health and family situations that are a sentence, not a term: a measurement of a
+pupil's body (视力 4.3), an injury (broke his arm), a finding (体检报告显示…), money
+trouble at home (家里欠了很多债). Regular expressions over normalized text, each a named
+rule of the table in core.redline with its own examples, like core/redline/scores.py.
+"""
+
+_BODY_EN = (r"arm|leg|wrist|ankle|knee|foot|feet|hand|finger|thumb|collarbone|back|neck|shoulder|nose|toe|hip|elbow|"
+            r"jaw|rib|skull|tooth|teeth")
+
+HEALTH_RULES = {
+    # 视力只有 4.3, 左眼视力 0.6, 视力下降, 左耳听力受损, 体检报告显示…, 心脏有杂音
+    "health_measure_or_finding": (
+        r"视力\s*(?:只有|才|是|为|[:：]|仅|左眼|右眼|双眼)?\s*(?:左眼|右眼|双眼)?\s*[0-5]\.\d|"
+        r"(?:视力|听力|视觉|嗓子|心脏|肺|肝|肾|胃|眼睛|耳朵)\s*(?:有些?|有点|一直|明显|严重)?\s*"
+        r"(?:下降|减退|受损|损伤|损失|丧失|不好|很差|有问题|出问题|异常|有杂音|杂音|衰退|障碍|感染|发炎)|"
+        r"(?:左|右|双)(?:耳|眼)[^，,。.;；]{0,4}(?:失明|失聪|听不见|看不见|看不清|受损|弱视|听力|视力)|"
+        r"(?:体检|检查|化验|诊断|检测)[^，,。.;；]{0,6}?(?:显示|发现|查出|提示|异常|不合格|有问题)|"
+        r"(?:摔|扭|撞|烫|烧|割|咬|划|砸|碰|崴|抓)(?:伤|断|破|骨折)了|缝了\s*(?:\d+|几)?\s*针|摔了(?:一)?跤|(?:摔|跌|晕)倒了|"
+        # pain in a part of the body: 肚子疼, 头一直疼, 牙痛
+        r"(?:头|肚子|胃|牙|嗓子|喉咙|腿|脚|膝盖|腰|背|眼睛|耳朵|胸口|心口|肚)\s*(?:很|有点|一直|特别|总是|老是|经常)?\s*"
+        r"(?:疼|痛)(?![苦快心])|"
+        # a named illness by its ending (鼻窦炎, 后遗症), or caught, diagnosed, taken to hospital
+        r"[\u4e00-\u9fff]{1,4}炎(?![热黄帝凉夏日])|(?<![对病])[\u4e00-\u9fff]{1,4}(?<!对)症(?![状候下])|"
+        r"(?:得了|患了|患有|染上了?|感染了|查出了?|确诊为?|被诊断为?)[^，,。.;；]{0,6}?(?:病|炎|症|流|感冒|瘤|癌)|"
+        r"(?:去|到|在|送|进了?|住进了?|送进了?|带去|带到)\s*(?:了)?\s*医院(?!参观|实习)|"
+        r"不想活|想死|情绪低落|不耐受|住了\s*[^，,。.;；]{0,3}\s*院|住过院|"
+        r"(?:经常|总是|老是|动不动就|常常)\s*(?:哭|发脾气|做噩梦|头晕|晕倒|流鼻血|睡不着)|"
+        r"(?:强迫|抑郁|焦虑|自闭|自伤|自残|自杀|轻生|厌食|暴食|多动|攻击|暴力)\s*(?:倾向|症状|行为|情绪|表现)",
+        ["马超的体检报告显示心脏有杂音", "陈浩视力只有 4.3", "孙悦左耳听力受损", "他的视力下降得厉害", "小李摔伤了",
+         "右眼视力 0.6", "小雨今天肚子疼", "高明有鼻窦炎", "李倩得了甲流", "他被家长带去医院了", "林楠乳糖不耐受",
+         "方圆有强迫倾向", "井然上周住了三天院", "管虎最近经常哭", "易烊有轻度听力损失", "贝贝在家摔了一跤，头上缝了针"],
+        ["准备体检通知，提醒家长带孩子空腹", "实验课注意安全，不要烫伤", "英语听力只拿了 12 分", "视力表怎么挂",
+         "录音里有杂音", "夏天天气炎热", "对症下药", "他心疼妈妈", "得了一等奖", "病症状的描述"],
+    ),
+    # broke his arm, sprained her ankle, in hospital, off sick
+    "health_injury_en": (
+        rf"\b(?:broke|broken|fractured|sprained|twisted|injured|hurt|dislocated|cut|burned|burnt)\s+"
+        rf"(?:his|her|their|my|a|an)\s+(?:\w+\s+)?(?:{_BODY_EN})s?\b|\b(?:is|was|are|were|been|stays?|stayed)\s+in\s+"
+        rf"hospital\b|\b(?:off|home|away|out)\s+(?:sick|ill)\b|\bwas\s+sick\b|"
+        rf"\b(?:eyesight|hearing|vision)\s+(?:is|was|has|getting|got)\s+(?:\w+\s+)?(?:poor|bad|worse|deteriorat\w*|"
+        rf"impaired|damaged|weak)|\bhad\s+(?:his|her|their)\s+(?:\w+\s+)?(?:tonsils|appendix|adenoids|teeth|tooth)\s+"
+        rf"(?:out|removed)|\b(?:lactose|gluten)\s+intoleran|"
+        rf"\breferred\s+to\s+(?:a\s+|an\s+|the\s+)?(?:camhs|paediatric\w*|pediatric\w*|psycholog\w*|psychiatr\w*|"
+        rf"specialist|clinic|hospital|occupational\s+therap\w*|speech\s+(?:and\s+language\s+)?therap\w*|counsell\w*)|"
+        # has a tic disorder, with a rare syndrome, diagnosed with a kidney disease
+        rf"\b(?:has|have|had|with|diagnosed\s+with|suffers\s+from|suffering\s+from)\s+(?:an?\s+)?(?:\w+\s+){{0,2}}"
+        rf"(?:disorder|syndrome|disease|infection|illness)\b|\b(?:is|was)\s+in\s+rehab\b|"
+        rf"\bin\s+a\s+(?:cast|sling|brace|splint|neck\s+brace)\b",
+        ["Oscar broke his arm at the weekend", "Mia sprained her ankle in PE", "Leo is in hospital", "Zoe was off sick",
+         "her eyesight is very poor", "Millie had her tonsils out", "Ben is lactose intolerant",
+         "Toby has been referred to CAMHS", "Reggie has a tic disorder", "Billy's mum is in rehab",
+         "Georgia's leg is in a cast"],
+        ["the vase was broken", "a field trip to the hospital", "sick of the rain", "cut a piece of paper"],
+    ),
+}
+
+FAMILY_RULES = {
+    # 家里欠了很多债, 家庭很困难, 家境贫寒, 爸爸还不起贷款
+    "family_money": (
+        r"欠[^，,。.;；]{0,5}债|(?:还|交|付|上|念|读)不起|(?<![大专国作画行玩农商])(?:家里|家境|家庭|家中|家)\s*"
+        r"(?:的)?(?:条件|经济|情况|生活)?\s*(?:很|非常|特别|比较|十分|太)?\s*(?:困难|贫困|贫寒|拮据|穷|揭不开锅|没钱|负担重|差)",
+        ["何静家里欠了很多债", "林峰家里很困难", "他家很穷", "蒋涛家里条件很差，交不起学费"],
+        ["家庭作业很困难", "家长会在周五", "大家很困难地完成了任务"],
+    ),
+    # 坐了牢, 进了看守所, 被警察抓走
+    "family_custody": (
+        r"坐(?:了|过)\s*(?:\d+\s*年)?\s*牢|(?:进|关进|蹲)了?\s*(?:监狱|看守所|局子|少管所)|被(?:警察)?抓(?:走|了)|劳改|"
+        r"判了\s*\d+\s*年",
+        ["曹阳爸爸因为诈骗坐了牢", "他舅舅进了看守所"],
+        ["坐在教室前排", "抓了一把糖"],
+    ),
+    # raised by grandparents or relatives, parents seldom home
+    "family_left_behind": (
+        r"(?:跟|和|由)(?:着)?\s*(?:爷爷|奶奶|外公|外婆|姥姥|姥爷|祖父母|外祖父母|亲戚|叔叔|舅舅|姑姑|姨妈|伯伯)[^，,。.;；]{0,6}?"
+        r"(?:生活|住|长大|抚养|带大|照顾)|(?:父母|爸妈|爸爸|妈妈)\s*(?:很少|不常|从不|几年没|好几年没|一年才|过年才)\s*回",
+        ["侯佳跟着爷爷奶奶生活，父母很少回来", "他由外婆抚养"],
+        ["周末和爷爷奶奶去公园", "跟叔叔学下棋"],
+    ),
+}
