@@ -27,6 +27,7 @@ from recall.models import RecallEntry
 from recall.scopes import recall_scope_of
 from search.services import index_add
 from tests.core.escape_strings import ESCAPES
+from tests.core.escape_strings_probe import PROBE
 from threads.models import Thread
 
 TOPIC = {"zh": "二叉树遍历复习题", "en": "binary tree traversal revision"}
@@ -179,6 +180,13 @@ def test_the_suite_has_over_a_hundred_escapes_in_both_languages():
 @pytest.mark.parametrize("name", ESCAPES)
 def test_no_escape_survives_inside_any_fence(school, teacher, escape_agent, name):
     messages = build_prompt(school=school, teacher=teacher, agent=escape_agent, escape=ESCAPES[name])
+    assert check_prompt(messages, language=escape_agent.language, topic=TOPIC[escape_agent.language]) == []
+
+
+@pytest.mark.parametrize("name", PROBE)
+def test_no_probe_escape_survives_inside_any_fence(school, teacher, escape_agent, name):
+    """The second, independently written set (tests/core/escape_strings_probe.py)."""
+    messages = build_prompt(school=school, teacher=teacher, agent=escape_agent, escape=PROBE[name])
     assert check_prompt(messages, language=escape_agent.language, topic=TOPIC[escape_agent.language]) == []
 
 
