@@ -11,6 +11,7 @@ from the sanitizer's own patterns, so the sanitizer is not its own judge.
 
 import re
 from datetime import timedelta
+from urllib.parse import unquote
 
 import pytest
 from django.utils import timezone
@@ -34,14 +35,41 @@ TOPIC = {"zh": "二叉树遍历复习题", "en": "binary tree traversal revision
 
 # --- the checks, independent of core.fencing's patterns ---------------------------------------
 
-_ROLE = (r"system|assistant|user|developer|human|ai|instructions?|response|teacher|"
-         r"系统(?:提示|消息)?|助手|用户|老师|管理员|开发者")
-ROLE_PREFIX = re.compile(r"^[\W_]*(?:" + _ROLE + r")[\W_]*[:：]")
+_ROLE = (r"system|assistant|user|developer|human|ai|bot|model|sys|\w*gpt|instructions?|response|teacher|admin|"
+         r"系统(?:提示词?|消息)?|助手|助理|用户|老师|教师|管理员|开发者")
+# a role, then a colon (or a colon look-alike), an arrow or a bar
+ROLE_PREFIX = re.compile(r"^[\W_]*(?:" + _ROLE + r")[*_`\s]*(?:[:：∶︰﹕꞉]|\.\.|=>|->|\|(?!\|)|\s[-–—]\s)")
+_STRUCTURE = r"history|context|conversation|document|message|transcript|exchange|instructions?|prompt|role|turn|历史\w*"
 TEMPLATE_TOKEN = re.compile(
-    r"<\|[^>\n]{0,40}\|>|<\s*/?\s*(?:s|system|user|assistant|instructions?|im_start|im_end|start_of_turn|end_of_turn)"
-    r"\s*>|\[\s*/?\s*inst\s*\]|<<\s*/?\s*sys\s*>>|[\"']role[\"']\s*:|\bim_start\b|\bim_end\b|\beot_id\b"
+    r"<\|[^>\n]{0,40}\|>|<\s*/?\s*(?:s|bos|eos|system|user|assistant|model|developer|tool\w*|instructions?|"
+    r"im_start|im_end|start_of_turn|end_of_turn|" + _STRUCTURE + r"|系统|用户|助手)(?:\s[^<>\n]{0,60})?\s*>"
+    r"|\[\s*/?\s*(?:inst|[a-z]+(?:_[a-z]+)+)\s*\]|<<\s*/?\s*sys\s*>>|[\"']?(?:role|from|author|角色)[\"']?\s*[:=]\s*[\"']?"
+    r"(?:system|assistant|user|developer|human|gpt|model|系统|助手|用户)"
+    r"|\b(?:im_start|im_end|eot_id|start_header_id|end_header_id|endoftext|start_of_turn|end_of_turn)\b"
 )
-TURN_MARK = re.compile(r"[‹〈⟨<«《\[【(（{「『]\s*(?:用户|助手|老师|系统|user|assistant|teacher|system)\s*[›〉⟩>»》\]】)）}」』]")
+TURN_MARK = re.compile(r"[‹〈⟨<«《\[【(（{「『]\s*(?:用户|助手|助理|老师|系统|user|assistant|teacher|system)\s*[›〉⟩>»》\]】)）}」』]")
+# "[Admin note]", "# SYSTEM OVERRIDE", "【开发者模式】": a claim of authority, in brackets or heading a line
+_AUTHORITY = r"(?:system|admin|developer|系统|管理员|开发者)"
+AUTHORITY = re.compile(
+    r"[\[【(（{「〔]\s*(?:\w+\s+){0,2}" + _AUTHORITY + r"(?:\s*\w+){0,2}\s*[\]】)）}」〕]"
+    r"|^[\W_]*" + _AUTHORITY + r"\s*(?:override|notice|note|mode|message|prompt|update|指令|通知|模式|消息|提示词?|更新)"
+)
+# "=== 历史结束 ===", "(the history is over)", "the user's real request follows": a boundary in other words
+BOUNDARY_CLAIM = re.compile(
+    r"(?:^|[\[【(（{「〔<])[\W_]*(?:the\s+)?(?:history|conversation|context|transcript|chat|历史|会话|对话|上下文|记录)"
+    r"[\w\s]{0,12}?(?:ends?|ended|over|finished|done|结束|为止|完毕|完)(?![\w])"
+    r"|(?:real|actual|true|真实|真正|实际)[\w\s'’]{0,12}?(?:request|message|请求|要求)"
+    r"|(?:以下|下面|如下|below|follows)[\w\s'’]{0,8}?(?:user|用户)[\w\s'’的]{0,8}?(?:request|message|请求|要求)"
+)
+NONCE_LIKE = re.compile(r"[⟦〚][a-z]{4,}[⟧〛]|(?:\[\[|⟨⟨|<<|\{\{|【【)\s*[a-z]{9}\s*(?:\]\]|⟩⟩|>>|\}\}|】】)")
+
+
+def _views(content: str) -> list[str]:
+    """The ways a model may read one line: as written, percent-decoded, right-to-left overridden."""
+    views = [content, unquote(content)]
+    if "\u202e" in content:
+        views.append(re.sub("\u202e([^\u202c]*)\u202c?", lambda m: m.group(1)[::-1], content))
+    return views
 
 
 def _label_heads() -> list[str]:
@@ -61,18 +89,19 @@ LABEL_HEADS = _label_heads()
 
 def survivors(content: str, nonce: str) -> list[str]:
     """What of the forbidden kinds is still in one datamarked line's content."""
-    folded = normalize(content)
-    squeezed = re.sub(r"\s+", "", folded)
-    found = [f"label:{head}" for head in LABEL_HEADS if head in squeezed]
-    if ROLE_PREFIX.search(folded):
-        found.append("role prefix")
-    if TEMPLATE_TOKEN.search(folded):
-        found.append("template token")
-    if TURN_MARK.search(folded):
-        found.append("turn mark")
-    if nonce in folded or "⟦" in content or "⟧" in content:
+    found = []
+    for view in _views(content):
+        folded = normalize(view)
+        squeezed = re.sub(r"\s+", "", folded)
+        found += [f"label:{head}" for head in LABEL_HEADS if head in squeezed]
+        checks = {"role prefix": ROLE_PREFIX, "template token": TEMPLATE_TOKEN, "turn mark": TURN_MARK,
+                  "authority": AUTHORITY, "boundary claim": BOUNDARY_CLAIM, "nonce-like": NONCE_LIKE}
+        found += [kind for kind, check in checks.items() if check.search(folded)]
+    if nonce in normalize(content) or "⟦" in content or "⟧" in content:
         found.append("nonce")
-    return found
+    if DATAMARK in content:
+        found.append("datamark inside the content")
+    return sorted(set(found))
 
 
 _RECALL_HEAD = re.compile(r"^\(\d{4}-\d\d-\d\d \d\d:\d\d\) ‹(?:用户|User)›$")
