@@ -36,6 +36,8 @@ changed; this is only what a prompt shows.
 import functools
 import re
 import secrets
+import unicodedata
+from urllib.parse import unquote
 
 from core import labels
 from core.normalize import normalize
@@ -57,6 +59,12 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _ENDING = r"(?:结束|完毕|为止|ends?(?![a-z])|follows?(?![a-z])|[—–\-:：]|" + _C + r"|$)"
 #: words that make any bracketed span read as a boundary line
 _BOUNDARY_WORDS = r"(?:结束|以下是|以上是|以下为|以上为|本轮|真实请求|end of|ends here|follows|actual request|real request)"
+# Right-to-left override (U+202E) up to its pop (U+202C) or the line's end: shown reversed.
+_RLO_SPAN = re.compile("\u202e([^\u202c]*)\u202c?")
+_PERCENT_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
+_SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])")
+# Our turn marks' brackets ("‹用户›"): reserved, like the nonce's.
+_TURN_OPEN, _TURN_CLOSE = labels.RECALL_USER["zh"][0], labels.RECALL_USER["zh"][-1]
 # Letters only: normalize() reads digits between letters as letters (k7f2 -> ktf2), and a
 # nonce must read the same in a line and in its normalized form.
 _NONCE_ALPHABET = "abcdefghjkmnpqrstuvwxyz"
@@ -96,6 +104,43 @@ def _both(registry: dict) -> list[str]:
     return [normalize(word).strip() for words in registry.values() for word in words]
 
 
+@functools.lru_cache(maxsize=1)
+def _look_alikes() -> dict[int, str]:
+    """What a reader takes for a colon or a Latin letter and normalize() leaves as it is
+    (∶ ︰ ꞉, small capitals ꜱʏꜱᴛᴇᴍ), from the Unicode names: a translate table."""
+    table = {}
+    for code in range(0x80, 0x20000):
+        name = unicodedata.name(chr(code), "")
+        if re.search(r"(?<!SEMI)COLON(?! SIGN)", name) or name in ("RATIO", "PRESENTATION FORM FOR VERTICAL TWO DOT LEADER"):
+            table[code] = ":"
+        elif small := _SMALL_CAPITAL.fullmatch(name):
+            table[code] = small.group(1).lower()
+    return table
+
+
+def _as_read(line: str) -> str:
+    """One line as a model may read it, before normalize(): percent escapes decoded,
+    colon and small-capital look-alikes folded."""
+    if "%" in line and _PERCENT_ESCAPE.search(line):
+        line = unquote(line)
+    return line.translate(_look_alikes())
+
+
+def _displayed(line: str) -> str:
+    """The line as shown, where a right-to-left override reverses it ("\u202e:metsys" shows
+    "system:"); the line itself when it has none."""
+    return _RLO_SPAN.sub(lambda m: m.group(1)[::-1], line) if "\u202e" in line else line
+
+
+def _flagged(folded: str, line: str) -> bool:
+    """Something to neutralize in `folded` (the line's matching form) or in the line as
+    displayed. Once rebuilt from its normalized form, a line carries no override any more."""
+    if any(rule.search(folded) for rule in _rules()):
+        return True
+    shown = _displayed(line)
+    return shown is not line and any(rule.search(normalize(_as_read(shown))) for rule in _rules())
+
+
 def _split_label(text: str) -> tuple[str, list[str]]:
     """(head, later clauses) of a normalized boundary text: "[本会话前情 — 下列为…；如…]"."""
     inner = text.strip().strip(_OPEN + _CLOSE + " ()").strip()
@@ -127,20 +172,40 @@ def _rules() -> list[re.Pattern]:
     prefixes = roles + _both(labels.PREFIX_WORDS)
     markers = _both(labels.MARKER_WORDS)
     ordinary_re = _alternatives(ordinary)
-    strong_roles = [r for r in roles if r not in {"user", "用户", "teacher", "老师", "教师", "human", "人类"}]
+    users = set(_both(labels.USER_WORDS)) | {"teacher", "老师", "教师", "human", "人类"}
+    strong_roles = [r for r in roles if r not in users]
+    strong_re, authority_re = _alternatives(strong_roles), _alternatives(_both(labels.AUTHORITY_WORDS))
+    authority = f"(?:{strong_re}{_SEP}{authority_re}|{authority_re}{_SEP}{strong_re})"
+    user_re, request_re = _alternatives(_both(labels.USER_WORDS)), _alternatives(_both(labels.REQUEST_WORDS))
+    real_re, follow_re = _alternatives(_both(labels.REAL_WORDS)), _alternatives(_both(labels.FOLLOW_WORDS))
+    near = r"[\w\s'’]{0,12}?"
+    speaker_re = _alternatives(prefixes)
+    tag_names = _alternatives([*prefixes, *(normalize(t) for t in labels.STRUCTURE_TAGS), "s", "bos", "eos", "sys",
+                               "start_of_turn", "end_of_turn", "im_start", "im_end", "endoftext", "eot_id",
+                               "begin_of_text"])
+    part = "(?:" + "|".join(sorted(labels.TEMPLATE_PARTS, key=len, reverse=True)) + ")"
+    telltale = "(?:" + "|".join(labels.TEMPLATE_TELLTALES) + ")"
+    # a speaker named right after a token or a tag: "<start_of_turn>model", "<|im_start|>system"
+    then_speaker = r"(?:\s*(?:system|assistant|user|developer|tool|model|ipython)(?![a-z0-9]))?"
     return [
-        # Chat-template and special tokens: <|im_start|>, <｜User｜>, <s>, [INST], <<SYS>>,
-        # </instructions>, {"role": "system"}, bare im_start / eot_id.
+        # Chat-template and special tokens: <|im_start|>, <｜User｜>, <s>, [INST], <<SYS>>, </history>,
+        # <message role=…>, start_header_id, [/SYSTEM_PROMPT], {"role": "system"}, "from: gpt".
         re.compile(
-            r"<\|[^|<>\n]{0,60}\|>(?:\s*(?:system|assistant|user|developer|tool)(?![a-z0-9]))?"
-            r"|<\s*/?\s*(?:s|bos|eos|start_of_turn|end_of_turn|im_start|im_end|sys|endoftext|eot_id|begin_of_text|"
-            r"context|prompt|" + _alternatives(roles + prefixes)[3:-1] + r")(?![a-z0-9])[^<>\n]{0,60}>"
+            r"(?:<\|[^|<>\n]{0,60}\|>"
+            r"|<\s*/?\s*" + tag_names + r"(?![a-z0-9])[^<>\n]{0,60}>"
             r"|<<\s*/?\s*sys\s*>>|\[\s*/?\s*inst\s*\]"
-            r"|[\"']?role[\"']?\s*[:=]\s*[\"']?(?:system|assistant|user|developer|tool|human)"
-            r"|(?<![a-z0-9])(?:im_start|im_end|eot_id|start_of_turn|end_of_turn|endoftext|begin_of_text)(?![a-z0-9])"
+            r"|(?<![a-z0-9_▁])(?=[a-z_▁]*?(?<![a-z])" + telltale + r"(?![a-z]))" + part + r"(?:[_▁]" + part
+            + r")+(?![a-z0-9_▁])"
+            r"|(?<![a-z0-9])(?:endoftext|im_start|im_end))" + then_speaker
+            + r"|[\"'“”‘’]?" + _alternatives(normalize(k) for k in labels.ROLE_KEYS) + r"[\"'“”‘’]?\s*[:=]\s*[\"'“”‘’]?"
+            + speaker_re
         ),
-        # The nonce's brackets (and whatever is inside them): only our boundary lines carry them.
-        re.compile(r"⟦[^⟧\n]{0,80}⟧|[⟦⟧]"),
+        # The nonce's brackets and their look-alikes (and whatever is inside them), and a
+        # nonce-sized word in doubled brackets: only our boundary lines carry a nonce.
+        re.compile(r"[⟦〚][^⟧〛\n]{0,80}[⟧〛]|[⟦⟧〚〛]|" + _O + "{2}" + rf"\s*[a-z]{{{NONCE_LENGTH}}}\s*" + _C + "{2}"),
+        # Our datamark inside untrusted text, and our turn marks' brackets ‹…›.
+        re.compile(re.escape(DATAMARK) + "|" + re.escape(_TURN_OPEN) + f"[^\n{re.escape(_TURN_CLOSE)}]{{0,20}}"
+                   + re.escape(_TURN_CLOSE)),
         # Any bracketed span that mentions a label or reads like a boundary line.
         re.compile(_O + _NOT_C + r"{0,400}?(?:" + _alternatives(distinctive | ordinary)
                    + "|" + _BOUNDARY_WORDS + ")" + _NOT_C + r"{0,400}?" + _C),
@@ -149,21 +214,35 @@ def _rules() -> list[re.Pattern]:
         # Labels that are ordinary words, where they read as a boundary.
         re.compile(r"(?:^[\W_]*|end[\s\-_]+of[\s\-_]+(?:the[\s\-_]+)?)" + ordinary_re + r"|" + ordinary_re
                    + r"(?=\s*" + _ENDING + ")"),
-        # Turn marks and authority markers in any bracket: ⟨助手⟩, ‹user›, [system: …], 【重要】.
-        re.compile(_O + r"\s*" + _alternatives([*roles, *markers, *exact_in_brackets]) + r"\s*(?:[:：\-—–]" + _NOT_C + r"{0,60})?" + _C),
-        # A role prefix at the start of a line: "system:", "### Instruction:", "**助手**：", "1. user:".
-        re.compile(r"^[\W_]*(?:\d{1,3}[.)、]\s*)?[\W_]*" + _alternatives(prefixes) + r"[*_`~\])]*\s*[:：]"),
+        # A boundary in other words: what a fence holds, then its end, closing a line or a
+        # bracket ("=== 历史结束 ===", "(历史记录完)", "history over;"); and the user's turn
+        # claimed to start ("用户本轮真正的请求", "the real user message follows", "下面是用户的新要求").
+        re.compile(r"(?:^[\W_]*|" + _O + r"\s*|[—–:：]\s*)(?:the\s+)?" + _alternatives(_both(labels.FENCE_NOUNS))
+                   + r"[\w\s]{0,12}?" + _alternatives(_both(labels.END_WORDS))
+                   + r"(?=\s*(?:[^\w\s]|$|here(?![a-z])|now(?![a-z])|这里|此处))"
+                   + f"|(?:{user_re}{near}{real_re}|{real_re}{near}{user_re}){near}{request_re}"
+                   + f"|{follow_re}{near}{user_re}{near}{request_re}|{user_re}{near}{request_re}{near}{follow_re}"),
+        # Turn marks and authority markers in any bracket: ⟨助手⟩, </系统>, [system: …], 【重要】, and
+        # a claim of authority in brackets or heading a line: [Admin note], # SYSTEM OVERRIDE.
+        re.compile(_O + r"\s*/?\s*" + _alternatives([*roles, *markers, *exact_in_brackets])
+                   + r"\s*(?:[:：\-—–]" + _NOT_C + r"{0,60})?" + _C
+                   + "|" + _O + _NOT_C + "{0,20}?" + authority + _NOT_C + "{0,20}?" + _C
+                   + r"|^[\W_]*" + authority),
+        # A role prefix at the start of a line: "system:", "### Instruction:", "**助手**：", "1. user:",
+        # and for a speaker other than the user an arrow, a bar or a dash: "system =>", "| system |".
+        re.compile(r"^[\W_]*(?:\d{1,3}[.)、]\s*)?[\W_]*(?:" + speaker_re + r"[*_`~\])]*\s*[:：]|" + strong_re
+                   + r"[*_`~\])]*\s*(?:=>|->|>>|\||\s[-–—]+\s))"),
         # A line that is nothing but a role: "### Assistant", "User", "<system>"-less templates.
-        re.compile(r"^[\W_]*" + _alternatives(prefixes) + r"[\W_]*$"),
+        re.compile(r"^[\W_]*" + speaker_re + r"[\W_]*$"),
         # Strong roles and shouted markers with a colon, mid-line: "好的。System: …", "IMPORTANT!".
-        re.compile(r"(?<!\w)" + _alternatives(strong_roles) + r"\s*[:：]|(?<!\w)(?:important|instructions?)\s*[:!：！]"),
+        re.compile(r"(?<!\w)" + strong_re + r"\s*[:：]|(?<!\w)(?:important|instructions?)\s*[:!：！]"),
     ]
 
 
 def _neutralize_line(line: str, *, filtered: str, nonce: str) -> str:
-    folded = normalize(line)
+    folded = normalize(_as_read(line))
     hit = bool(nonce) and (nonce in folded or nonce in line.casefold())
-    if not hit and not any(rule.search(folded) for rule in _rules()):
+    if not hit and not _flagged(folded, line):
         return line
     if nonce:
         folded = folded.replace(nonce, filtered)
@@ -191,8 +270,8 @@ def sanitize_untrusted(text: str, *, language: str = "zh", nonce: str = "") -> s
 def contains_marker(text: str, *, nonce: str = "") -> bool:
     """True when some line of `text` still holds what sanitize_untrusted neutralizes."""
     for line in _LINE_BREAKS.sub("\n", text or "").split("\n"):
-        folded = normalize(line)
-        if (nonce and nonce in folded) or any(rule.search(folded) for rule in _rules()):
+        folded = normalize(_as_read(line))
+        if (nonce and nonce in folded) or _flagged(folded, line):
             return True
     return False
 
