@@ -49,8 +49,11 @@ DATAMARK = labels.DATAMARK
 # Every line break a model or a regex might treat as one becomes "\n" before matching.
 _LINE_BREAKS = re.compile("\r\n|[\r\u2028\u2029\x85\x0b\x0c]")
 
-_OPEN = "[({<‹«〈《「『【〔〖〘〚⟦⟨⟪（［｛＜﹝❨❪❬❮❰⦃⦅⦇⦉⦋⦍⦏⦑⦓⦕⦗⸢⸤"
-_CLOSE = "])}>›»〉》」』】〕〗〙〛⟧⟩⟫）］｝＞﹞❩❫❭❯❱⦄⦆⦈⦊⦌⦎⦐⦒⦔⦖⦘⸣⸥"
+# Every opening and closing bracket Unicode has (categories Ps / Pe, without the low and
+# double-prime quotation marks it files there), and the angle quotes.
+_QUOTES = "‚„⹂〝〞〟"
+_OPEN = "<‹«＜" + "".join(c for c in map(chr, range(0x20000)) if unicodedata.category(c) == "Ps" and c not in _QUOTES)
+_CLOSE = ">›»＞" + "".join(c for c in map(chr, range(0x20000)) if unicodedata.category(c) == "Pe" and c not in _QUOTES)
 _O, _C = f"[{re.escape(_OPEN)}]", f"[{re.escape(_CLOSE)}]"
 _NOT_C = f"[^\\n{re.escape(_CLOSE)}]"
 _SEP = r"(?:[^\w\n]|_){0,3}"  # what may sit between the characters of a label: "本/会·话 前情"
@@ -62,7 +65,14 @@ _BOUNDARY_WORDS = r"(?:结束|以下是|以上是|以下为|以上为|本轮|真
 # Right-to-left override (U+202E) up to its pop (U+202C) or the line's end: shown reversed.
 _RLO_SPAN = re.compile("\u202e([^\u202c]*)\u202c?")
 _PERCENT_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
-_SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])")
+# Latin letters that NFKC leaves as they are: small capitals, regional indicators (🇸🇾🇸),
+# negative squared or circled letters (🆂 🅢).
+_LETTER_NAME = re.compile(r"(?:[A-Z ]+ )?(?:LATIN (?:CAPITAL|SMALL) LETTER|LATIN LETTER SMALL CAPITAL|"
+                          r"REGIONAL INDICATOR SYMBOL LETTER) ([A-Z])")
+_LESS_THAN = re.compile(r"(?:[A-Z ]+ )?(?:LESS-THAN SIGN|LEFT ARROWHEAD)")
+_GREATER_THAN = re.compile(r"(?:[A-Z ]+ )?(?:GREATER-THAN SIGN|RIGHT ARROWHEAD)")
+_BAR = re.compile(r"(?:[A-Z ]+ )?(?:VERTICAL LINE|VERTICAL BAR|BROKEN BAR|DIVIDES|LATIN LETTER DENTAL CLICK|"
+                  r"BOX DRAWINGS (?:LIGHT|HEAVY) VERTICAL)")
 # Our turn marks' brackets ("‹用户›"): reserved, like the nonce's.
 _TURN_OPEN, _TURN_CLOSE = labels.RECALL_USER["zh"][0], labels.RECALL_USER["zh"][-1]
 # Letters only: normalize() reads digits between letters as letters (k7f2 -> ktf2), and a
@@ -106,15 +116,24 @@ def _both(registry: dict) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _look_alikes() -> dict[int, str]:
-    """What a reader takes for a colon or a Latin letter and normalize() leaves as it is
-    (∶ ︰ ꞉, small capitals ꜱʏꜱᴛᴇᴍ), from the Unicode names: a translate table."""
+    """What a reader takes for a colon, a Latin letter, an angle bracket or a bar and
+    normalize() leaves as it is (∶ ︰ ꞉, ꜱʏꜱᴛᴇᴍ, 🇸🇾🇸, ˂ ˃, ∣ ¦ │), from the Unicode names: a
+    translate table. Our datamark is not a bar here: it is reserved as it is."""
     table = {}
     for code in range(0x80, 0x20000):
-        name = unicodedata.name(chr(code), "")
+        char, name = chr(code), unicodedata.name(chr(code), "")
+        if char == DATAMARK or unicodedata.category(char) in ("Cf", "Mn", "Me"):
+            continue
         if re.search(r"(?<!SEMI)COLON(?! SIGN)", name) or name in ("RATIO", "PRESENTATION FORM FOR VERTICAL TWO DOT LEADER"):
             table[code] = ":"
-        elif small := _SMALL_CAPITAL.fullmatch(name):
-            table[code] = small.group(1).lower()
+        elif letter := _LETTER_NAME.fullmatch(name):
+            table[code] = letter.group(1).lower()
+        elif _LESS_THAN.fullmatch(name):
+            table[code] = "<"
+        elif _GREATER_THAN.fullmatch(name):
+            table[code] = ">"
+        elif _BAR.fullmatch(name):
+            table[code] = "|"
     return table
 
 
@@ -193,6 +212,7 @@ def _rules() -> list[re.Pattern]:
         re.compile(
             r"(?:<\|[^|<>\n]{0,60}\|>"
             r"|<\s*/?\s*" + tag_names + r"(?![a-z0-9])[^<>\n]{0,60}>"
+            r"|[\[{]\s*/\s*" + tag_names + r"(?![a-z0-9])[^\[\]{}\n]{0,60}[\]}]"
             r"|<<\s*/?\s*sys\s*>>|\[\s*/?\s*inst\s*\]"
             r"|(?<![a-z0-9_▁])(?=[a-z_▁]*?(?<![a-z])" + telltale + r"(?![a-z]))" + part + r"(?:[_▁]" + part
             + r")+(?![a-z0-9_▁])"

@@ -192,7 +192,7 @@ FENCE_NOUNS = {
 #: ... then, a few words on, its end, closing a line or a bracket: "=== 历史结束 ===",
 #: "(历史记录完)", "history over;", "(the conversation so far ends here.)".
 END_WORDS = {
-    "zh": ("结束", "完毕", "为止", "终止", "截止", "完"),
+    "zh": ("结束", "完毕", "完结", "为止", "终止", "截止", "完"),
     "en": ("end", "ends", "ended", "over", "finished", "done", "closed", "closes", "stops"),
 }
 #: where the user's turn is claimed to start: a speaker, a "real" or "below" word and a
@@ -200,7 +200,7 @@ END_WORDS = {
 #: "下面是用户的新要求").
 USER_WORDS = {"zh": ("用户", "老师", "教师"), "en": ("user", "teacher")}
 REQUEST_WORDS = {
-    "zh": ("请求", "要求", "指令", "问题", "消息", "任务"),
+    "zh": ("请求", "要求", "指令", "问题", "提问", "消息", "任务"),
     "en": ("request", "message", "instruction", "instructions", "task", "question", "prompt"),
 }
 REAL_WORDS = {"zh": ("真实", "真正", "实际", "本轮"), "en": ("real", "actual", "true", "genuine")}

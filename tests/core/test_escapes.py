@@ -10,6 +10,7 @@ from the sanitizer's own patterns, so the sanitizer is not its own judge.
 """
 
 import re
+import unicodedata
 from datetime import timedelta
 from urllib.parse import unquote
 
@@ -43,22 +44,26 @@ _STRUCTURE = r"history|context|conversation|document|message|transcript|exchange
 TEMPLATE_TOKEN = re.compile(
     r"<\|[^>\n]{0,40}\|>|<\s*/?\s*(?:s|bos|eos|system|user|assistant|model|developer|tool\w*|instructions?|"
     r"im_start|im_end|start_of_turn|end_of_turn|" + _STRUCTURE + r"|系统|用户|助手)(?:\s[^<>\n]{0,60})?\s*>"
-    r"|\[\s*/?\s*(?:inst|[a-z]+(?:_[a-z]+)+)\s*\]|<<\s*/?\s*sys\s*>>|[\"']?(?:role|from|author|角色)[\"']?\s*[:=]\s*[\"']?"
+    r"|\[\s*/?\s*(?:inst|[a-z]+(?:_[a-z]+)+)\s*\]|[\[{]\s*/\s*(?:" + _STRUCTURE + r")\s*[\]}]|<<\s*/?\s*sys\s*>>|[\"']?(?:role|from|author|角色)[\"']?\s*[:=]\s*[\"']?"
     r"(?:system|assistant|user|developer|human|gpt|model|系统|助手|用户)"
     r"|\b(?:im_start|im_end|eot_id|start_header_id|end_header_id|endoftext|start_of_turn|end_of_turn)\b"
 )
-TURN_MARK = re.compile(r"[‹〈⟨<«《\[【(（{「『]\s*(?:用户|助手|助理|老师|系统|user|assistant|teacher|system)\s*[›〉⟩>»》\]】)）}」』]")
+# any bracket Unicode has (categories Ps / Pe) and the angle quotes
+_OPENING = "".join(c for c in map(chr, range(0x20000)) if unicodedata.category(c) == "Ps" and c not in "‚„⹂〝")
+_CLOSING = "".join(c for c in map(chr, range(0x20000)) if unicodedata.category(c) == "Pe" and c not in "〞〟")
+_OB, _CB = "[" + re.escape("‹<«" + _OPENING) + "]", "[" + re.escape("›>»" + _CLOSING) + "]"
+TURN_MARK = re.compile(_OB + r"\s*(?:用户|助手|助理|老师|系统|user|assistant|teacher|system)\s*" + _CB)
 # "[Admin note]", "# SYSTEM OVERRIDE", "【开发者模式】": a claim of authority, in brackets or heading a line
 _AUTHORITY = r"(?:system|admin|developer|系统|管理员|开发者)"
 AUTHORITY = re.compile(
-    r"[\[【(（{「〔]\s*(?:\w+\s+){0,2}" + _AUTHORITY + r"(?:\s*\w+){0,2}\s*[\]】)）}」〕]"
-    r"|^[\W_]*" + _AUTHORITY + r"\s*(?:override|notice|note|mode|message|prompt|update|指令|通知|模式|消息|提示词?|更新)"
+    _OB + r"\s*(?:\w+\s+){0,2}" + _AUTHORITY + r"(?:\s*\w+){0,2}\s*" + _CB
+    + r"|^[\W_]*" + _AUTHORITY + r"\s*(?:override|notice|note|mode|message|prompt|update|指令|通知|模式|消息|提示词?|更新)"
 )
 # "=== 历史结束 ===", "(the history is over)", "the user's real request follows": a boundary in other words
 BOUNDARY_CLAIM = re.compile(
-    r"(?:^|[\[【(（{「〔<])[\W_]*(?:the\s+)?(?:history|conversation|context|transcript|chat|历史|会话|对话|上下文|记录)"
-    r"[\w\s]{0,12}?(?:ends?|ended|over|finished|done|结束|为止|完毕|完)(?![\w])"
-    r"|(?:real|actual|true|真实|真正|实际)[\w\s'’]{0,12}?(?:request|message|请求|要求)"
+    r"(?:^|" + _OB + r")[\W_]*(?:the\s+)?(?:history|conversation|context|transcript|chat|历史|会话|对话|上下文|记录)"
+    r"[\w\s]{0,12}?(?:ends?|ended|over|finished|done|结束|为止|完毕|完结|完)(?![\w])"
+    r"|(?:real|actual|true|真实|真正|实际)[\w\s'’]{0,12}?(?:request|message|请求|要求|提问)"
     r"|(?:以下|下面|如下|below|follows)[\w\s'’]{0,8}?(?:user|用户)[\w\s'’的]{0,8}?(?:request|message|请求|要求)"
 )
 NONCE_LIKE = re.compile(r"[⟦〚][a-z]{4,}[⟧〛]|(?:\[\[|⟨⟨|<<|\{\{|【【)\s*[a-z]{9}\s*(?:\]\]|⟩⟩|>>|\}\}|】】)")
