@@ -9,12 +9,14 @@ the run's nonce are our own boundary lines. The checks below are written here, a
 from the sanitizer's own patterns, so the sanitizer is not its own judge.
 """
 
+import functools
 import re
 import unicodedata
 from datetime import timedelta
 from urllib.parse import unquote
 
 import pytest
+from confusable_homoglyphs import utils as confusable_data
 from django.utils import timezone
 
 from agents.actor import Actor
@@ -69,9 +71,21 @@ BOUNDARY_CLAIM = re.compile(
 NONCE_LIKE = re.compile(r"[⟦〚][a-z]{4,}[⟧〛]|(?:\[\[|⟨⟨|<<|\{\{|【【)\s*[a-z]{9}\s*(?:\]\]|⟩⟩|>>|\}\}|】】)")
 
 
+@functools.lru_cache(maxsize=1)
+def _skeleton_table() -> dict[int, str]:
+    """Each character the Unicode confusables table maps to one ASCII character (˂ -> <, ∶ -> :)."""
+    table = {}
+    for char, entries in confusable_data.load("confusables.json").items():
+        targets = [e["c"] for e in entries if len(e["c"]) == 1 and e["c"].isascii()]
+        if len(char) == 1 and not char.isascii() and targets and char != DATAMARK:
+            table[ord(char)] = targets[0]
+    return table
+
+
 def _views(content: str) -> list[str]:
-    """The ways a model may read one line: as written, percent-decoded, right-to-left overridden."""
-    views = [content, unquote(content)]
+    """The ways a model may read one line: as written, percent-decoded, every confusable as the
+    ASCII character it imitates, right-to-left overridden."""
+    views = [content, unquote(content), content.translate(_skeleton_table())]
     if "\u202e" in content:
         views.append(re.sub("\u202e([^\u202c]*)\u202c?", lambda m: m.group(1)[::-1], content))
     return views
