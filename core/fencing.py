@@ -142,7 +142,7 @@ def _as_read(line: str) -> str:
     colon and small-capital look-alikes folded."""
     if "%" in line and _PERCENT_ESCAPE.search(line):
         line = unquote(line)
-    return line.translate(_look_alikes())
+    return line if line.isascii() else line.translate(_look_alikes())
 
 
 def _displayed(line: str) -> str:
