@@ -31,7 +31,7 @@ from recall.models import RecallEntry
 from recall.scopes import recall_scope_of
 from search.services import index_add
 from tests.core.escape_strings import ESCAPES
-from tests.core.escape_strings_probe import PROBE
+from tests.core.escape_strings_probe import LESSON_LINES, PROBE
 from threads.models import Thread
 
 TOPIC = {"zh": "二叉树遍历复习题", "en": "binary tree traversal revision"}
@@ -236,6 +236,13 @@ def test_no_probe_escape_survives_inside_any_fence(school, teacher, escape_agent
     """The second, independently written set (tests/core/escape_strings_probe.py)."""
     messages = build_prompt(school=school, teacher=teacher, agent=escape_agent, escape=PROBE[name])
     assert check_prompt(messages, language=escape_agent.language, topic=TOPIC[escape_agent.language]) == []
+
+
+@pytest.mark.parametrize("line", LESSON_LINES)
+def test_lesson_text_near_the_new_rules_is_left_alone(line):
+    """The probe's rules are general; ordinary lessons that brush against them keep every byte."""
+    for language in ("zh", "en"):
+        assert sanitize_untrusted(line, language=language) == line
 
 
 def test_the_checks_catch_an_unsanitized_escape(school, teacher, agent, monkeypatch):
