@@ -56,7 +56,8 @@ _OPEN = "<‹«＜" + "".join(c for c in map(chr, range(0x20000)) if unicodedata
 _CLOSE = ">›»＞" + "".join(c for c in map(chr, range(0x20000)) if unicodedata.category(c) == "Pe" and c not in _QUOTES)
 _O, _C = f"[{re.escape(_OPEN)}]", f"[{re.escape(_CLOSE)}]"
 _NOT_C = f"[^\\n{re.escape(_CLOSE)}]"
-_SEP = r"(?:[^\w\n]|_){0,3}"  # what may sit between the characters of a label: "本/会·话 前情"
+_SEP = r"(?:[^\w\n]|_){0,3}"
+_WORD_GAP = r"[\s\-_.]*"  # between the words of a label: a space, a dash, a dot or nothing  # what may sit between the characters of a label: "本/会·话 前情"
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 #: words after which an ordinary phrase reads as a boundary ("相关历史结束", "… ends")
 _ENDING = r"(?:结束|完毕|为止|ends?(?![a-z])|follows?(?![a-z])|[—–\-:：]|" + _C + r"|$)"
@@ -86,9 +87,9 @@ def _phrase(text: str) -> str:
     characters tolerated, word edges for Latin words."""
     out = []
     for index, char in enumerate(text):
-        if char.isspace():
-            if out and out[-1] != r"[\s\-_]+":
-                out.append(r"[\s\-_]+")
+        if char.isspace():  # "end of conversation", "end-of-conversation", "EndOfConversation"
+            if out and out[-1] != _WORD_GAP:
+                out.append(_WORD_GAP)
             continue
         if char in "'’":
             out.append("['’‘`]?")
@@ -217,7 +218,8 @@ def _rules() -> list[re.Pattern]:
             r"|(?<![a-z0-9_▁])(?=[a-z_▁]*?(?<![a-z])" + telltale + r"(?![a-z]))" + part + r"(?:[_▁]" + part
             + r")+(?![a-z0-9_▁])"
             r"|(?<![a-z0-9])(?:endoftext|im_start|im_end))" + then_speaker
-            + r"|[\"'“”‘’]?" + _alternatives(normalize(k) for k in labels.ROLE_KEYS) + r"[\"'“”‘’]?\s*[:=]\s*[\"'“”‘’]?"
+            + r"|[\\\"'“”‘’]*" + _alternatives(normalize(k) for k in labels.ROLE_KEYS)
+            + r"[\\\"'“”‘’]*\s*[:=]\s*[\\\"'“”‘’]*"
             + speaker_re
         ),
         # The nonce's brackets and their look-alikes (and whatever is inside them), and a
@@ -241,7 +243,12 @@ def _rules() -> list[re.Pattern]:
                    + r"[\w\s]{0,12}?" + _alternatives(_both(labels.END_WORDS))
                    + r"(?=\s*(?:[^\w\s]|$|here(?![a-z])|now(?![a-z])|这里|此处))"
                    + f"|(?:{user_re}{near}{real_re}|{real_re}{near}{user_re}){near}{request_re}"
-                   + f"|{follow_re}{near}{user_re}{near}{request_re}|{user_re}{near}{request_re}{near}{follow_re}"),
+                   + f"|{follow_re}{near}{user_re}{near}{request_re}|{user_re}{near}{request_re}{near}{follow_re}"
+                   # a header opening a new turn, alone on its line or in quotes: "--- New user turn ---",
+                   # "——以下为新一轮对话——"
+                   + r"|(?:^|(?<=[^\w\s]))[\W_]*(?:(?:以下|下面)[为是])?" + _alternatives(_both(labels.START_WORDS))
+                   + r"[\s\-_]*(?:of[\s\-_]+)?(?:the[\s\-_]+)?(?:" + user_re + r"(?:['’]s)?[\s\-_的]*)?"
+                   + _alternatives(_both(labels.TURN_WORDS)) + r"(?=[\W_]*$|\s*[:：—–\-])"),
         # Turn marks and authority markers in any bracket: ⟨助手⟩, </系统>, [system: …], 【重要】, and
         # a claim of authority in brackets or heading a line: [Admin note], # SYSTEM OVERRIDE.
         re.compile(_O + r"\s*/?\s*" + _alternatives([*roles, *markers, *exact_in_brackets])

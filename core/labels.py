@@ -178,9 +178,17 @@ MARKER_WORDS = {
 #: next to a speaker of ROLE_WORDS that is not the user, a claim of authority: "SYSTEM OVERRIDE",
 #: "[Admin note]", "【开发者模式】", "系统提示词：" (in brackets, or heading a line).
 AUTHORITY_WORDS = {
-    "zh": ("指令", "通知", "模式", "消息", "提示", "提示词", "公告", "命令", "覆盖", "声明"),
+    "zh": ("指令", "通知", "模式", "消息", "提示", "提示词", "公告", "命令", "覆盖", "声明", "规则"),
     "en": ("override", "notice", "note", "mode", "message", "prompt", "alert", "attention", "command", "directive",
-           "instruction", "instructions", "announcement"),
+           "instruction", "instructions", "announcement", "rules"),
+}
+
+#: a header line that opens a new turn: "--- New user turn ---", "——以下为新一轮对话——",
+#: "BEGIN USER REQUEST" (a start word, the user perhaps, a turn word, nothing else on the line).
+START_WORDS = {"zh": ("新一轮", "新的一轮"), "en": ("new", "begin", "start", "beginning of")}
+TURN_WORDS = {
+    "zh": ("对话", "会话", "回合", "请求", "提问"),
+    "en": ("turn", "request", "message", "conversation", "session", "round"),
 }
 
 #: a boundary said in other words: what a fence holds ...

@@ -68,6 +68,8 @@ BOUNDARY_CLAIM = re.compile(
     r"|(?:real|actual|true|真实|真正|实际)[\w\s'’]{0,12}?(?:request|message|请求|要求|提问)"
     r"|(?:以下|下面|如下|below|follows)[\w\s'’]{0,8}?(?:user|用户)[\w\s'’的]{0,8}?(?:request|message|请求|要求)"
 )
+NEW_TURN = re.compile(r"^[\W_]*(?:(?:以下|下面)[为是])?(?:new|begin|start|新一轮|新的一轮)[\s\-_]*(?:user|用户)?[\s\-_的]*"
+                      r"(?:turn|request|message|对话|会话|请求)[\W_]*$")
 NONCE_LIKE = re.compile(r"[⟦〚][a-z]{4,}[⟧〛]|(?:\[\[|⟨⟨|<<|\{\{|【【)\s*[a-z]{9}\s*(?:\]\]|⟩⟩|>>|\}\}|】】)")
 
 
@@ -111,10 +113,11 @@ def survivors(content: str, nonce: str) -> list[str]:
     found = []
     for view in _views(content):
         folded = normalize(view)
-        squeezed = re.sub(r"\s+", "", folded)
+        squeezed = re.sub(r"[\s\-_.]+", "", folded)
         found += [f"label:{head}" for head in LABEL_HEADS if head in squeezed]
         checks = {"role prefix": ROLE_PREFIX, "template token": TEMPLATE_TOKEN, "turn mark": TURN_MARK,
-                  "authority": AUTHORITY, "boundary claim": BOUNDARY_CLAIM, "nonce-like": NONCE_LIKE}
+                  "authority": AUTHORITY, "boundary claim": BOUNDARY_CLAIM, "nonce-like": NONCE_LIKE,
+                  "new turn": NEW_TURN}
         found += [kind for kind, check in checks.items() if check.search(folded)]
     if nonce in normalize(content) or "⟦" in content or "⟧" in content:
         found.append("nonce")
