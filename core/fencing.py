@@ -22,6 +22,16 @@ the common tricks and together for the crafted ones:
    too; labels that are also ordinary lesson words ("相关历史") only where they read as a
    boundary. Template tokens, `{"role": "system"}`, `</instructions>`, turn marks in any
    bracket and line-initial role prefixes are neutralized as well.
+   Beyond the registry's own texts, general rules built from its vocabularies catch a
+   boundary said in other words ("=== 历史结束 ===", "the real user message follows",
+   "--- New user turn ---"), a claim of authority ("[Admin note]", "# SYSTEM OVERRIDE"),
+   XML structure tags, template identifiers ("start_header_id"), speaker keys
+   ("角色: 系统"), a speaker followed by an arrow or a bar, nonce look-alikes, and our
+   datamark and turn-mark brackets, which untrusted text may not use. Every Unicode
+   bracket counts as a bracket. Each line is matched as a model may read it
+   (`_as_read`): percent escapes decoded, colon, letter, angle-bracket and bar look-alikes
+   that normalize() keeps (∶ ︰ ꜱʏꜱᴛᴇᴍ 🇸🇾🇸 ˂ ˃ ∣) folded; and also as displayed under a
+   right-to-left override.
 
 What the sanitizer returns: a line in which nothing matched is the original line,
 byte for byte (only line breaks are unified to "\\n"). A line in which something
