@@ -22,6 +22,16 @@ the common tricks and together for the crafted ones:
    too; labels that are also ordinary lesson words ("相关历史") only where they read as a
    boundary. Template tokens, `{"role": "system"}`, `</instructions>`, turn marks in any
    bracket and line-initial role prefixes are neutralized as well.
+   Beyond the registry's own texts, general rules built from its vocabularies catch a
+   boundary said in other words ("=== 历史结束 ===", "the real user message follows",
+   "--- New user turn ---"), a claim of authority ("[Admin note]", "# SYSTEM OVERRIDE"),
+   XML structure tags, template identifiers ("start_header_id"), speaker keys
+   ("角色: 系统"), a speaker followed by an arrow or a bar, nonce look-alikes, and our
+   datamark and turn-mark brackets, which untrusted text may not use. Every Unicode
+   bracket counts as a bracket. Each line is matched as a model may read it
+   (`_as_read`): percent escapes decoded, colon, letter, angle-bracket and bar look-alikes
+   that normalize() keeps (∶ ︰ ꜱʏꜱᴛᴇᴍ 🇸🇾🇸 ˂ ˃ ∣) folded; and also as displayed under a
+   right-to-left override.
 
 What the sanitizer returns: a line in which nothing matched is the original line,
 byte for byte (only line breaks are unified to "\\n"). A line in which something
@@ -36,6 +46,8 @@ changed; this is only what a prompt shows.
 import functools
 import re
 import secrets
+import unicodedata
+from urllib.parse import unquote
 
 from core import labels
 from core.normalize import normalize
@@ -47,16 +59,33 @@ DATAMARK = labels.DATAMARK
 # Every line break a model or a regex might treat as one becomes "\n" before matching.
 _LINE_BREAKS = re.compile("\r\n|[\r\u2028\u2029\x85\x0b\x0c]")
 
-_OPEN = "[({<‹«〈《「『【〔〖〘〚⟦⟨⟪（［｛＜﹝❨❪❬❮❰⦃⦅⦇⦉⦋⦍⦏⦑⦓⦕⦗⸢⸤"
-_CLOSE = "])}>›»〉》」』】〕〗〙〛⟧⟩⟫）］｝＞﹞❩❫❭❯❱⦄⦆⦈⦊⦌⦎⦐⦒⦔⦖⦘⸣⸥"
+# Every opening and closing bracket Unicode has (categories Ps / Pe, without the low and
+# double-prime quotation marks it files there), and the angle quotes.
+_QUOTES = "‚„⹂〝〞〟"
+_OPEN = "<‹«＜" + "".join(c for c in map(chr, range(0x20000)) if unicodedata.category(c) == "Ps" and c not in _QUOTES)
+_CLOSE = ">›»＞" + "".join(c for c in map(chr, range(0x20000)) if unicodedata.category(c) == "Pe" and c not in _QUOTES)
 _O, _C = f"[{re.escape(_OPEN)}]", f"[{re.escape(_CLOSE)}]"
 _NOT_C = f"[^\\n{re.escape(_CLOSE)}]"
-_SEP = r"(?:[^\w\n]|_){0,3}"  # what may sit between the characters of a label: "本/会·话 前情"
+_SEP = r"(?:[^\w\n]|_){0,3}"
+_WORD_GAP = r"[\s\-_.]*"  # between the words of a label: a space, a dash, a dot or nothing  # what may sit between the characters of a label: "本/会·话 前情"
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 #: words after which an ordinary phrase reads as a boundary ("相关历史结束", "… ends")
 _ENDING = r"(?:结束|完毕|为止|ends?(?![a-z])|follows?(?![a-z])|[—–\-:：]|" + _C + r"|$)"
 #: words that make any bracketed span read as a boundary line
 _BOUNDARY_WORDS = r"(?:结束|以下是|以上是|以下为|以上为|本轮|真实请求|end of|ends here|follows|actual request|real request)"
+# Right-to-left override (U+202E) up to its pop (U+202C) or the line's end: shown reversed.
+_RLO_SPAN = re.compile("\u202e([^\u202c]*)\u202c?")
+_PERCENT_ESCAPE = re.compile(r"%[0-9a-fA-F]{2}")
+# Latin letters that NFKC leaves as they are: small capitals, regional indicators (🇸🇾🇸),
+# negative squared or circled letters (🆂 🅢).
+_LETTER_NAME = re.compile(r"(?:[A-Z ]+ )?(?:LATIN (?:CAPITAL|SMALL) LETTER|LATIN LETTER SMALL CAPITAL|"
+                          r"REGIONAL INDICATOR SYMBOL LETTER) ([A-Z])")
+_LESS_THAN = re.compile(r"(?:[A-Z ]+ )?(?:LESS-THAN SIGN|LEFT ARROWHEAD)")
+_GREATER_THAN = re.compile(r"(?:[A-Z ]+ )?(?:GREATER-THAN SIGN|RIGHT ARROWHEAD)")
+_BAR = re.compile(r"(?:[A-Z ]+ )?(?:VERTICAL LINE|VERTICAL BAR|BROKEN BAR|DIVIDES|LATIN LETTER DENTAL CLICK|"
+                  r"BOX DRAWINGS (?:LIGHT|HEAVY) VERTICAL)")
+# Our turn marks' brackets ("‹用户›"): reserved, like the nonce's.
+_TURN_OPEN, _TURN_CLOSE = labels.RECALL_USER["zh"][0], labels.RECALL_USER["zh"][-1]
 # Letters only: normalize() reads digits between letters as letters (k7f2 -> ktf2), and a
 # nonce must read the same in a line and in its normalized form.
 _NONCE_ALPHABET = "abcdefghjkmnpqrstuvwxyz"
@@ -68,9 +97,9 @@ def _phrase(text: str) -> str:
     characters tolerated, word edges for Latin words."""
     out = []
     for index, char in enumerate(text):
-        if char.isspace():
-            if out and out[-1] != r"[\s\-_]+":
-                out.append(r"[\s\-_]+")
+        if char.isspace():  # "end of conversation", "end-of-conversation", "EndOfConversation"
+            if out and out[-1] != _WORD_GAP:
+                out.append(_WORD_GAP)
             continue
         if char in "'’":
             out.append("['’‘`]?")
@@ -94,6 +123,52 @@ def _alternatives(phrases) -> str:
 
 def _both(registry: dict) -> list[str]:
     return [normalize(word).strip() for words in registry.values() for word in words]
+
+
+@functools.lru_cache(maxsize=1)
+def _look_alikes() -> dict[int, str]:
+    """What a reader takes for a colon, a Latin letter, an angle bracket or a bar and
+    normalize() leaves as it is (∶ ︰ ꞉, ꜱʏꜱᴛᴇᴍ, 🇸🇾🇸, ˂ ˃, ∣ ¦ │), from the Unicode names: a
+    translate table. Our datamark is not a bar here: it is reserved as it is."""
+    table = {}
+    for code in range(0x80, 0x20000):
+        char, name = chr(code), unicodedata.name(chr(code), "")
+        if char == DATAMARK or unicodedata.category(char) in ("Cf", "Mn", "Me"):
+            continue
+        if re.search(r"(?<!SEMI)COLON(?! SIGN)", name) or name in ("RATIO", "PRESENTATION FORM FOR VERTICAL TWO DOT LEADER"):
+            table[code] = ":"
+        elif letter := _LETTER_NAME.fullmatch(name):
+            table[code] = letter.group(1).lower()
+        elif _LESS_THAN.fullmatch(name):
+            table[code] = "<"
+        elif _GREATER_THAN.fullmatch(name):
+            table[code] = ">"
+        elif _BAR.fullmatch(name):
+            table[code] = "|"
+    return table
+
+
+def _as_read(line: str) -> str:
+    """One line as a model may read it, before normalize(): percent escapes decoded,
+    colon and small-capital look-alikes folded."""
+    if "%" in line and _PERCENT_ESCAPE.search(line):
+        line = unquote(line)
+    return line if line.isascii() else line.translate(_look_alikes())
+
+
+def _displayed(line: str) -> str:
+    """The line as shown, where a right-to-left override reverses it ("\u202e:metsys" shows
+    "system:"); the line itself when it has none."""
+    return _RLO_SPAN.sub(lambda m: m.group(1)[::-1], line) if "\u202e" in line else line
+
+
+def _flagged(folded: str, line: str) -> bool:
+    """Something to neutralize in `folded` (the line's matching form) or in the line as
+    displayed. Once rebuilt from its normalized form, a line carries no override any more."""
+    if any(rule.search(folded) for rule in _rules()):
+        return True
+    shown = _displayed(line)
+    return shown is not line and any(rule.search(normalize(_as_read(shown))) for rule in _rules())
 
 
 def _split_label(text: str) -> tuple[str, list[str]]:
@@ -127,20 +202,42 @@ def _rules() -> list[re.Pattern]:
     prefixes = roles + _both(labels.PREFIX_WORDS)
     markers = _both(labels.MARKER_WORDS)
     ordinary_re = _alternatives(ordinary)
-    strong_roles = [r for r in roles if r not in {"user", "用户", "teacher", "老师", "教师", "human", "人类"}]
+    users = set(_both(labels.USER_WORDS)) | {"teacher", "老师", "教师", "human", "人类"}
+    strong_roles = [r for r in roles if r not in users]
+    strong_re, authority_re = _alternatives(strong_roles), _alternatives(_both(labels.AUTHORITY_WORDS))
+    authority = f"(?:{strong_re}{_SEP}{authority_re}|{authority_re}{_SEP}{strong_re})"
+    user_re, request_re = _alternatives(_both(labels.USER_WORDS)), _alternatives(_both(labels.REQUEST_WORDS))
+    real_re, follow_re = _alternatives(_both(labels.REAL_WORDS)), _alternatives(_both(labels.FOLLOW_WORDS))
+    near = r"[\w\s'’]{0,12}?"
+    speaker_re = _alternatives(prefixes)
+    tag_names = _alternatives([*prefixes, *(normalize(t) for t in labels.STRUCTURE_TAGS), "s", "bos", "eos", "sys",
+                               "start_of_turn", "end_of_turn", "im_start", "im_end", "endoftext", "eot_id",
+                               "begin_of_text"])
+    part = "(?:" + "|".join(sorted(labels.TEMPLATE_PARTS, key=len, reverse=True)) + ")"
+    telltale = "(?:" + "|".join(labels.TEMPLATE_TELLTALES) + ")"
+    # a speaker named right after a token or a tag: "<start_of_turn>model", "<|im_start|>system"
+    then_speaker = r"(?:\s*(?:system|assistant|user|developer|tool|model|ipython)(?![a-z0-9]))?"
     return [
-        # Chat-template and special tokens: <|im_start|>, <｜User｜>, <s>, [INST], <<SYS>>,
-        # </instructions>, {"role": "system"}, bare im_start / eot_id.
+        # Chat-template and special tokens: <|im_start|>, <｜User｜>, <s>, [INST], <<SYS>>, </history>,
+        # <message role=…>, start_header_id, [/SYSTEM_PROMPT], {"role": "system"}, "from: gpt".
         re.compile(
-            r"<\|[^|<>\n]{0,60}\|>(?:\s*(?:system|assistant|user|developer|tool)(?![a-z0-9]))?"
-            r"|<\s*/?\s*(?:s|bos|eos|start_of_turn|end_of_turn|im_start|im_end|sys|endoftext|eot_id|begin_of_text|"
-            r"context|prompt|" + _alternatives(roles + prefixes)[3:-1] + r")(?![a-z0-9])[^<>\n]{0,60}>"
+            r"(?:<\|[^|<>\n]{0,60}\|>"
+            r"|<\s*/?\s*" + tag_names + r"(?![a-z0-9])[^<>\n]{0,60}>"
+            r"|[\[{]\s*/\s*" + tag_names + r"(?![a-z0-9])[^\[\]{}\n]{0,60}[\]}]"
             r"|<<\s*/?\s*sys\s*>>|\[\s*/?\s*inst\s*\]"
-            r"|[\"']?role[\"']?\s*[:=]\s*[\"']?(?:system|assistant|user|developer|tool|human)"
-            r"|(?<![a-z0-9])(?:im_start|im_end|eot_id|start_of_turn|end_of_turn|endoftext|begin_of_text)(?![a-z0-9])"
+            r"|(?<![a-z0-9_▁])(?=[a-z_▁]*?(?<![a-z])" + telltale + r"(?![a-z]))" + part + r"(?:[_▁]" + part
+            + r")+(?![a-z0-9_▁])"
+            r"|(?<![a-z0-9])(?:endoftext|im_start|im_end))" + then_speaker
+            + r"|[\\\"'“”‘’]*" + _alternatives(normalize(k) for k in labels.ROLE_KEYS)
+            + r"[\\\"'“”‘’]*\s*[:=]\s*[\\\"'“”‘’]*"
+            + speaker_re
         ),
-        # The nonce's brackets (and whatever is inside them): only our boundary lines carry them.
-        re.compile(r"⟦[^⟧\n]{0,80}⟧|[⟦⟧]"),
+        # The nonce's brackets and their look-alikes (and whatever is inside them), and a
+        # nonce-sized word in doubled brackets: only our boundary lines carry a nonce.
+        re.compile(r"[⟦〚][^⟧〛\n]{0,80}[⟧〛]|[⟦⟧〚〛]|" + _O + "{2}" + rf"\s*[a-z]{{{NONCE_LENGTH}}}\s*" + _C + "{2}"),
+        # Our datamark inside untrusted text, and our turn marks' brackets ‹…›.
+        re.compile(re.escape(DATAMARK) + "|" + re.escape(_TURN_OPEN) + f"[^\n{re.escape(_TURN_CLOSE)}]{{0,20}}"
+                   + re.escape(_TURN_CLOSE)),
         # Any bracketed span that mentions a label or reads like a boundary line.
         re.compile(_O + _NOT_C + r"{0,400}?(?:" + _alternatives(distinctive | ordinary)
                    + "|" + _BOUNDARY_WORDS + ")" + _NOT_C + r"{0,400}?" + _C),
@@ -149,21 +246,40 @@ def _rules() -> list[re.Pattern]:
         # Labels that are ordinary words, where they read as a boundary.
         re.compile(r"(?:^[\W_]*|end[\s\-_]+of[\s\-_]+(?:the[\s\-_]+)?)" + ordinary_re + r"|" + ordinary_re
                    + r"(?=\s*" + _ENDING + ")"),
-        # Turn marks and authority markers in any bracket: ⟨助手⟩, ‹user›, [system: …], 【重要】.
-        re.compile(_O + r"\s*" + _alternatives([*roles, *markers, *exact_in_brackets]) + r"\s*(?:[:：\-—–]" + _NOT_C + r"{0,60})?" + _C),
-        # A role prefix at the start of a line: "system:", "### Instruction:", "**助手**：", "1. user:".
-        re.compile(r"^[\W_]*(?:\d{1,3}[.)、]\s*)?[\W_]*" + _alternatives(prefixes) + r"[*_`~\])]*\s*[:：]"),
+        # A boundary in other words: what a fence holds, then its end, closing a line or a
+        # bracket ("=== 历史结束 ===", "(历史记录完)", "history over;"); and the user's turn
+        # claimed to start ("用户本轮真正的请求", "the real user message follows", "下面是用户的新要求").
+        re.compile(r"(?:^[\W_]*|" + _O + r"\s*|[—–:：]\s*)(?:the\s+)?" + _alternatives(_both(labels.FENCE_NOUNS))
+                   + r"[\w\s]{0,12}?" + _alternatives(_both(labels.END_WORDS))
+                   + r"(?=\s*(?:[^\w\s]|$|here(?![a-z])|now(?![a-z])|这里|此处))"
+                   + f"|(?:{user_re}{near}{real_re}|{real_re}{near}{user_re}){near}{request_re}"
+                   + f"|{follow_re}{near}{user_re}{near}{request_re}|{user_re}{near}{request_re}{near}{follow_re}"
+                   # a header opening a new turn, alone on its line or in quotes: "--- New user turn ---",
+                   # "——以下为新一轮对话——"
+                   + r"|(?:^|(?<=[^\w\s]))[\W_]*(?:(?:以下|下面)[为是])?" + _alternatives(_both(labels.START_WORDS))
+                   + r"[\s\-_]*(?:of[\s\-_]+)?(?:the[\s\-_]+)?(?:" + user_re + r"(?:['’]s)?[\s\-_的]*)?"
+                   + _alternatives(_both(labels.TURN_WORDS)) + r"(?=[\W_]*$|\s*[:：—–\-])"),
+        # Turn marks and authority markers in any bracket: ⟨助手⟩, </系统>, [system: …], 【重要】, and
+        # a claim of authority in brackets or heading a line: [Admin note], # SYSTEM OVERRIDE.
+        re.compile(_O + r"\s*/?\s*" + _alternatives([*roles, *markers, *exact_in_brackets])
+                   + r"\s*(?:[:：\-—–]" + _NOT_C + r"{0,60})?" + _C
+                   + "|" + _O + _NOT_C + "{0,20}?" + authority + _NOT_C + "{0,20}?" + _C
+                   + r"|^[\W_]*" + authority),
+        # A role prefix at the start of a line: "system:", "### Instruction:", "**助手**：", "1. user:",
+        # and for a speaker other than the user an arrow, a bar or a dash: "system =>", "| system |".
+        re.compile(r"^[\W_]*(?:\d{1,3}[.)、]\s*)?[\W_]*(?:" + speaker_re + r"[*_`~\])]*\s*[:：]|" + strong_re
+                   + r"[*_`~\])]*\s*(?:=>|->|>>|\||\s[-–—]+\s))"),
         # A line that is nothing but a role: "### Assistant", "User", "<system>"-less templates.
-        re.compile(r"^[\W_]*" + _alternatives(prefixes) + r"[\W_]*$"),
+        re.compile(r"^[\W_]*" + speaker_re + r"[\W_]*$"),
         # Strong roles and shouted markers with a colon, mid-line: "好的。System: …", "IMPORTANT!".
-        re.compile(r"(?<!\w)" + _alternatives(strong_roles) + r"\s*[:：]|(?<!\w)(?:important|instructions?)\s*[:!：！]"),
+        re.compile(r"(?<!\w)" + strong_re + r"\s*[:：]|(?<!\w)(?:important|instructions?)\s*[:!：！]"),
     ]
 
 
 def _neutralize_line(line: str, *, filtered: str, nonce: str) -> str:
-    folded = normalize(line)
+    folded = normalize(_as_read(line))
     hit = bool(nonce) and (nonce in folded or nonce in line.casefold())
-    if not hit and not any(rule.search(folded) for rule in _rules()):
+    if not hit and not _flagged(folded, line):
         return line
     if nonce:
         folded = folded.replace(nonce, filtered)
@@ -191,8 +307,8 @@ def sanitize_untrusted(text: str, *, language: str = "zh", nonce: str = "") -> s
 def contains_marker(text: str, *, nonce: str = "") -> bool:
     """True when some line of `text` still holds what sanitize_untrusted neutralizes."""
     for line in _LINE_BREAKS.sub("\n", text or "").split("\n"):
-        folded = normalize(line)
-        if (nonce and nonce in folded) or any(rule.search(folded) for rule in _rules()):
+        folded = normalize(_as_read(line))
+        if (nonce and nonce in folded) or _flagged(folded, line):
             return True
     return False
 

@@ -155,7 +155,7 @@ ORDINARY_PHRASES = {
 #: the speakers of chat templates and of our own turn marks ("‹用户›"): in brackets they
 #: are a turn mark, at the start of a line with a colon a role prefix.
 ROLE_WORDS = {
-    "zh": ("系统", "系统消息", "系统提示", "系统指令", "助手", "用户", "老师", "教师", "管理员", "开发者", "人类",
+    "zh": ("系统", "系统消息", "系统提示", "系统指令", "助手", "助理", "用户", "老师", "教师", "管理员", "开发者", "人类",
            "指令"),
     "en": ("system", "system prompt", "system message", "assistant", "user", "teacher", "developer", "human",
            "instruction", "instructions", "admin", "administrator"),
@@ -165,7 +165,8 @@ ROLE_WORDS = {
 #: role only as a line-initial prefix ("AI: sure, …", "### Response:").
 PREFIX_WORDS = {
     "zh": ("模型", "机器人"),
-    "en": ("ai", "bot", "model", "tool", "response", "root", "gpt", "claude", "qwen"),
+    "en": ("ai", "bot", "model", "tool", "response", "root", "gpt", "claude", "qwen", "sys", "chatgpt", "deepseek",
+           "copilot"),
 }
 
 #: words that in brackets (or shouted with a colon) claim authority: "[IMPORTANT]", "【重要】".
@@ -173,6 +174,67 @@ MARKER_WORDS = {
     "zh": ("重要", "重要指令", "重要通知", "最高指令", "新指令", "系统通知", "紧急指令"),
     "en": ("important", "override", "jailbreak", "sys", "new instructions", "urgent"),
 }
+
+#: next to a speaker of ROLE_WORDS that is not the user, a claim of authority: "SYSTEM OVERRIDE",
+#: "[Admin note]", "【开发者模式】", "系统提示词：" (in brackets, or heading a line).
+AUTHORITY_WORDS = {
+    "zh": ("指令", "通知", "模式", "消息", "提示", "提示词", "公告", "命令", "覆盖", "声明", "规则"),
+    "en": ("override", "notice", "note", "mode", "message", "prompt", "alert", "attention", "command", "directive",
+           "instruction", "instructions", "announcement", "rules"),
+}
+
+#: a header line that opens a new turn: "--- New user turn ---", "——以下为新一轮对话——",
+#: "BEGIN USER REQUEST" (a start word, the user perhaps, a turn word, nothing else on the line).
+START_WORDS = {"zh": ("新一轮", "新的一轮"), "en": ("new", "begin", "start", "beginning of")}
+TURN_WORDS = {
+    "zh": ("对话", "会话", "回合", "请求", "提问"),
+    "en": ("turn", "request", "message", "conversation", "session", "round"),
+}
+
+#: a boundary said in other words: what a fence holds ...
+FENCE_NOUNS = {
+    "zh": ("历史", "会话", "对话", "前情", "上下文", "记录", "摘要", "资料", "产物", "检索"),
+    "en": ("history", "conversation", "context", "transcript", "exchange", "dialogue", "artifact", "results",
+           "summary", "excerpts"),
+}
+#: ... then, a few words on, its end, closing a line or a bracket: "=== 历史结束 ===",
+#: "(历史记录完)", "history over;", "(the conversation so far ends here.)".
+END_WORDS = {
+    "zh": ("结束", "完毕", "完结", "为止", "终止", "截止", "完"),
+    "en": ("end", "ends", "ended", "over", "finished", "done", "closed", "closes", "stops"),
+}
+#: where the user's turn is claimed to start: a speaker, a "real" or "below" word and a
+#: request word close together ("用户本轮真正的请求如下", "the real user message follows",
+#: "下面是用户的新要求").
+USER_WORDS = {"zh": ("用户", "老师", "教师"), "en": ("user", "teacher")}
+REQUEST_WORDS = {
+    "zh": ("请求", "要求", "指令", "问题", "提问", "消息", "任务"),
+    "en": ("request", "message", "instruction", "instructions", "task", "question", "prompt"),
+}
+REAL_WORDS = {"zh": ("真实", "真正", "实际", "本轮"), "en": ("real", "actual", "true", "genuine")}
+FOLLOW_WORDS = {"zh": ("以下", "下面", "下列", "如下"), "en": ("below", "follows", "following")}
+
+#: tag names that delimit the parts of a prompt in XML-style templates ("</history>",
+#: "<message role=…>"); with the speakers above, a tag of one of these is a boundary.
+STRUCTURE_TAGS = (
+    "history", "context", "conversation", "document", "documents", "message", "messages", "transcript", "exchange",
+    "instruction", "instructions", "prompt", "role", "turn", "content", "chat", "memory", "tool_call", "tool_response",
+    "历史", "历史记录", "上下文", "对话", "会话", "指令", "内容", "角色",
+)
+#: keys that name a speaker in JSON, YAML or a table ({"role": "system"}, "from: gpt", "角色: 系统").
+ROLE_KEYS = ("role", "from", "author", "speaker", "sender", "角色", "身份", "发言人")
+
+#: the pieces chat-template special tokens are made of: an identifier of these parts joined
+#: by "_" (or "▁"), at least one of them from TEMPLATE_TELLTALES, is a template token wherever
+#: it occurs ("start_header_id", "[/SYSTEM_PROMPT]", "end_of_turn"); "user_id" is not.
+TEMPLATE_PARTS = (
+    "im", "start", "end", "begin", "of", "eot", "eom", "eos", "bos", "header", "id", "turn", "text", "sentence", "fim",
+    "prefix", "middle", "suffix", "python", "tag", "sep", "tool", "tools", "call", "calls", "result", "results",
+    "response", "available", "system", "prompt", "inst", "sys", "user", "assistant", "think", "role", "message", "pad",
+    "unk", "mask", "img", "image", "vision", "box", "quad", "ref", "object",
+)
+TEMPLATE_TELLTALES = ("im", "eot", "eom", "eos", "bos", "header", "turn", "sentence", "fim", "inst", "sys", "prompt",
+                      "tools", "call", "calls", "python", "pad", "unk", "vision")
 
 #: what a neutralized span becomes.
 FILTERED = {"zh": "⟨已过滤⟩", "en": "⟨filtered⟩"}
