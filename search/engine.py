@@ -225,7 +225,20 @@ class Candidates:
 
     @property
     def probability(self) -> np.ndarray:
+        """The relevance score that ranks the candidates."""
         return relevance.probability(self.features, dense=self.dense)
+
+    @property
+    def gate_score(self) -> np.ndarray:
+        """The score the injection gate compares with its threshold. With dense on, the
+        dense model judges a candidate partly by how much closer it is than the rest of
+        the scope (cos_gap, cos_z): in a scope of near-identical memories (the same weekly
+        task) nothing stands out, so the lexical model's word counts too. Dense retrieval
+        can add a relevant memory, never hide one the words alone would pass."""
+        if not self.dense:
+            return self.probability
+        lexical = relevance.probability(self.features[:, :len(relevance.LEXICAL_FEATURES)], dense=False)
+        return np.maximum(self.probability, lexical)
 
     @property
     def fused(self) -> np.ndarray:
@@ -322,13 +335,13 @@ def search(*, scope_key: str, query: str, limit: int = 10, min_score: float = 0.
     found = candidates(scope_key=scope_key, query=query, dense=dense, exclude_refs=exclude_refs)
     if found is None or not len(found.positions):
         return []
-    score = found.probability
-    order = np.lexsort((-found.positions, -found.fused, -score))
+    gate = found.gate_score
+    order = np.lexsort((-found.positions, -found.fused, -found.probability))
     hits = []
     for i in order:
-        if score[i] <= min_score:
+        if gate[i] <= min_score:
             continue
-        hits.append(Hit(ref=found.refs[i], score=float(score[i]), bm25=float(found.bm25[i]),
+        hits.append(Hit(ref=found.refs[i], score=float(gate[i]), bm25=float(found.bm25[i]),
                         cosine=float(found.cosine[i])))
         if len(hits) == limit:
             break

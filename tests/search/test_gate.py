@@ -66,3 +66,20 @@ def test_the_gate_behaves_alike_with_the_real_embedding_model(scope):
             assert injected(scope, LONG_UNRELATED) == []
     finally:
         vectors.reset()
+
+
+def test_a_scope_of_near_identical_memories_still_injects_the_matching_ones(scope):
+    """The same weekly task, asked again: with the real model every memory is about as close
+    as the others, so the dense model's "closer than the rest" features say nothing; the
+    gate must still open on the lexical match (dense can add, never hide)."""
+    items = [(f"week{i}", f"第{i}章数据结构练习：二叉树的遍历与查找\n好的，已出好第{i}章的练习。") for i in range(12)]
+    vectors.reset()
+    try:
+        with override_settings(RECALL_DENSE=True):
+            index_add_many(scope=scope, items=items)
+            hits = search(scope_key=scope.key, query="第12章数据结构练习：二叉树的遍历与查找", limit=3,
+                          min_score=GATE)
+            assert vectors.dense_model() is not None  # the real model, not a lexical fallback
+        assert len(hits) == 3
+    finally:
+        vectors.reset()
