@@ -276,10 +276,30 @@ def _rules() -> list[re.Pattern]:
     ]
 
 
-def _neutralize_line(line: str, *, filtered: str, nonce: str) -> str:
+#: lines up to this long have their reading cached (history, recall entries and passages are
+#: shown again run after run); longer ones are read each time
+_CACHED_LINE_CHARS = 2000
+
+
+@functools.lru_cache(maxsize=50_000)
+def _read_cached(line: str) -> tuple[str, bool]:
     folded = normalize(_as_read(line))
+    return folded, _flagged(folded, line)
+
+
+def _read(line: str) -> tuple[str, bool]:
+    """A line as the sanitizer reads it (normalized) and whether a rule flags it: a pure
+    function of the line, so the same history line is not re-read on every run."""
+    if len(line) <= _CACHED_LINE_CHARS:
+        return _read_cached(line)
+    folded = normalize(_as_read(line))
+    return folded, _flagged(folded, line)
+
+
+def _neutralize_line(line: str, *, filtered: str, nonce: str) -> str:
+    folded, flagged = _read(line)
     hit = bool(nonce) and (nonce in folded or nonce in line.casefold())
-    if not hit and not _flagged(folded, line):
+    if not hit and not flagged:
         return line
     if nonce:
         folded = folded.replace(nonce, filtered)

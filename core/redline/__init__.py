@@ -193,10 +193,26 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+#: texts up to this long have their verdict cached (a fact or a summary is checked again at
+#: every injection); longer ones are checked each time
+_CACHED_TEXT_CHARS = 20_000
+
+
 def check(text: str) -> Verdict:
     """Every kind of sensitive data in `text` (an empty Verdict when it is clean)."""
     if not text:
         return Verdict()
+    if len(text) <= _CACHED_TEXT_CHARS:
+        return _check_cached(text)
+    return _check(text)
+
+
+@functools.lru_cache(maxsize=20_000)
+def _check_cached(text: str) -> Verdict:
+    return _check(text)
+
+
+def _check(text: str) -> Verdict:
     plain = normalize(text)
     found = set()
     for rule in RULES:
