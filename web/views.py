@@ -164,7 +164,10 @@ def search(request):
     if query:
         actor = actor_for(request)
         for agent in agents:
-            found += recall_search(actor=actor, agent=agent, query=query, limit=SEARCH_RESULTS, min_score=0.0)
+            # A search box finds the words typed (Chinese-aware): lexical matches only. Dense
+            # candidates would bring every conversation along, however unrelated.
+            found += recall_search(actor=actor, agent=agent, query=query, limit=SEARCH_RESULTS, min_score=0.0,
+                                   dense=False)
         # Scores are normalised per scope (0-1), so they compare across agents.
         found.sort(key=lambda hit: (-hit[1], -hit[0].happened_at.timestamp()))
     results = [entry for entry, _score in found[:SEARCH_RESULTS]]

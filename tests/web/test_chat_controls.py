@@ -290,6 +290,25 @@ def test_search_finds_ones_own_past_conversations_in_chinese_and_links_to_the_re
     assert "李老师的二叉树遍历教案" in logged_in(second_teacher).get("/chat/search/", {"q": "遍历"}).content.decode()
 
 
+def test_search_with_dense_recall_on_still_lists_only_what_matches_the_words(teacher, agent, memory_jobs, settings):
+    """The real embedding model is on (as in production): the search box must not bring
+    along every conversation the dense retrieval finds somewhat close."""
+    from search import vectors
+
+    settings.RECALL_DENSE = True
+    vectors.reset()
+    try:
+        with memory_jobs():
+            run_for(teacher, agent, "出一份二叉树遍历的练习题")
+            run_for(teacher, agent, "写一段期末评语")
+        assert vectors.dense_model() is not None
+        html = logged_in(teacher).get("/chat/search/", {"q": "二叉树"}).content.decode()
+    finally:
+        vectors.reset()
+    assert "出一份二叉树遍历的练习题" in html
+    assert "期末评语" not in html
+
+
 def test_an_empty_or_unmatched_search_is_a_page_not_an_error(teacher, agent):
     client = logged_in(teacher)
     assert client.get("/chat/search/").status_code == 200
