@@ -43,10 +43,27 @@ def estimate_tokens(text: str) -> int:
     return cjk + (other + 3) // 4
 
 
+#: texts up to this long have their count cached (the same history entries and passages are
+#: counted again on every run); longer ones are counted each time
+_CACHED_COUNT_CHARS = 20_000
+
+
 def count_tokens(text: str) -> int:
     if not text:
         return 0
-    enc = encoding()
+    name = settings.TOKEN_ENCODING
+    if len(text) <= _CACHED_COUNT_CHARS:
+        return _count_cached(name, text)
+    return _count(name, text)
+
+
+@functools.lru_cache(maxsize=50_000)
+def _count_cached(name: str, text: str) -> int:
+    return _count(name, text)
+
+
+def _count(name: str, text: str) -> int:
+    enc = _encoding(name)
     if enc is None:
         return estimate_tokens(text)
     return len(enc.encode(text, disallowed_special=()))

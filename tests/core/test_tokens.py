@@ -7,6 +7,7 @@ from core import tokens
 
 def test_counting_tokens_makes_no_network_call(monkeypatch):
     tokens._encoding.cache_clear()
+    tokens._count_cached.cache_clear()
 
     def refuse(*args, **kwargs):
         raise AssertionError("token counting tried to open a network connection")
