@@ -278,10 +278,10 @@ def _rules() -> list[re.Pattern]:
 
 #: lines up to this long have their reading cached (history, recall entries and passages are
 #: shown again run after run); longer ones are read each time
-_CACHED_LINE_CHARS = 2000
+_CACHED_LINE_CHARS = 1000
 
 
-@functools.lru_cache(maxsize=50_000)
+@functools.lru_cache(maxsize=8192)
 def _read_cached(line: str) -> tuple[str, bool]:
     folded = normalize(_as_read(line))
     return folded, _flagged(folded, line)

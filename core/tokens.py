@@ -45,7 +45,7 @@ def estimate_tokens(text: str) -> int:
 
 #: texts up to this long have their count cached (the same history entries and passages are
 #: counted again on every run); longer ones are counted each time
-_CACHED_COUNT_CHARS = 20_000
+_CACHED_COUNT_CHARS = 4_000
 
 
 def count_tokens(text: str) -> int:
@@ -57,7 +57,7 @@ def count_tokens(text: str) -> int:
     return _count(name, text)
 
 
-@functools.lru_cache(maxsize=50_000)
+@functools.lru_cache(maxsize=4096)
 def _count_cached(name: str, text: str) -> int:
     return _count(name, text)
 

@@ -195,7 +195,7 @@ RULES: tuple[Rule, ...] = (
 
 #: texts up to this long have their verdict cached (a fact or a summary is checked again at
 #: every injection); longer ones are checked each time
-_CACHED_TEXT_CHARS = 20_000
+_CACHED_TEXT_CHARS = 4_000
 
 
 def check(text: str) -> Verdict:
@@ -207,7 +207,7 @@ def check(text: str) -> Verdict:
     return _check(text)
 
 
-@functools.lru_cache(maxsize=20_000)
+@functools.lru_cache(maxsize=4096)
 def _check_cached(text: str) -> Verdict:
     return _check(text)
 
