@@ -5,6 +5,7 @@ import os
 import re
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -18,11 +19,21 @@ def _worker_pids(log_path) -> list[int]:
 
 
 def _alive(pid: int) -> bool:
+    """Whether any process of the group `pid` still runs. A member killed a moment ago can
+    linger as a zombie until init reaps it: that one is dead, though kill(0) still finds it."""
     try:
         os.killpg(pid, 0)
-        return True
     except ProcessLookupError:
         return False
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone while we looked
+        state, pgrp = fields[0], int(fields[2])
+        if pgrp == pid and state not in ("Z", "X"):
+            return True
+    return False
 
 
 def test_serve_keeps_the_web_up_when_the_worker_is_killed_restarts_it_and_stops_in_bounded_time(tmp_path):
