@@ -15,7 +15,8 @@ LAST_TURN_OUTPUT_TOKENS = 120
 def last_turn_text(ctx) -> str:
     from agents.models import Run
 
-    previous = (
+    # The thread layer, which reads first, leaves the newest finished turn it read here.
+    previous = ctx.shared.get("last_turn") or (
         Run.objects.filter(ctx.actor.owner_q(), thread=ctx.thread, created_at__lt=ctx.run.created_at)
         .exclude(pk=ctx.run.pk)
         .exclude(status=Run.Status.RUNNING)

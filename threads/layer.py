@@ -28,7 +28,7 @@ from agents.models import Run
 from core.fencing import DATAMARK, fit_untrusted, with_nonce
 from core.tokens import count_tokens
 from threads import prompts
-from threads.selectors import thread_cursor, thread_recent_turns
+from threads.selectors import thread_history
 from threads.services import thread_compress, thread_resolve_for_run
 from core import redline
 
@@ -53,14 +53,14 @@ class ThreadLayer(MemoryLayer):
 
     def read(self, ctx: ReadContext, *, budget: int) -> Section | None:
         agent = ctx.agent
-        state = thread_cursor(thread_id=ctx.thread.pk) or {"rolling_summary": "", "summary_upto_at": None}
-        turns = thread_recent_turns(
-            thread_id=ctx.thread.pk,
-            before=ctx.run.created_at,
-            summary_upto_at=state["summary_upto_at"],
-            limit=agent.thread_recent_turns,
-        )
+        state, turns = thread_history(thread_id=ctx.thread.pk, before=ctx.run.created_at,
+                                      limit=agent.thread_recent_turns)
+        state = state or {"rolling_summary": "", "summary_upto_at": None}
         turns = [turn for turn in turns if turn.pk != ctx.run.pk]
+        if turns:
+            # The newest finished turn before this run: what a short follow-up is about
+            # (search.query), read here already.
+            ctx.shared["last_turn"] = turns[-1]
         # Fail closed: a summary written before today's red line is injected without the
         # sentences it now refuses.
         summary, refused = redline.redact(state["rolling_summary"])

@@ -1,4 +1,4 @@
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 
 from core.errors import AppError, NotFound
 from agents.models import Run
@@ -50,19 +50,29 @@ def thread_cursor(*, thread_id: str) -> dict | None:
     )
 
 
-def thread_recent_turns(*, thread_id: str, before, summary_upto_at, limit: int) -> list[Run]:
-    """The last `limit` finished turns created before `before`, oldest first.
+def thread_history(*, thread_id: str, before, limit: int) -> tuple[dict | None, list[Run]]:
+    """The thread's summary state (as `thread_cursor`) and its last `limit` finished turns
+    created before `before`, oldest first.
 
     Runs still running are skipped; a turn the summary already covers is never shown
-    twice.
-    """
+    twice. The turns come with the thread's summary and cursor in one query (one
+    snapshot); only when there is no such turn is the thread read on its own."""
     if limit <= 0:
-        return []
-    runs = Run.objects.filter(thread_id=thread_id, status__in=FINISHED, created_at__lt=before)
-    if summary_upto_at is not None:
-        runs = runs.filter(created_at__gt=summary_upto_at)
-    runs = runs.only("id", "input", "output", "status", "created_at").order_by("-created_at", "-id")[:limit]
-    return list(reversed(runs))
+        return thread_cursor(thread_id=thread_id), []
+    after_cursor = Q(thread__summary_upto_at__isnull=True) | Q(created_at__gt=F("thread__summary_upto_at"))
+    runs = list(
+        Run.objects.filter(after_cursor, thread_id=thread_id, status__in=FINISHED, created_at__lt=before)
+        .select_related("thread")
+        .only("id", "input", "output", "status", "created_at", "thread__rolling_summary",
+              "thread__summary_upto_at", "thread__agent_id", "thread__tenant_id")
+        .order_by("-created_at", "-id")[:limit]
+    )
+    if not runs:
+        return thread_cursor(thread_id=thread_id), []
+    thread = runs[0].thread
+    state = {"rolling_summary": thread.rolling_summary, "summary_upto_at": thread.summary_upto_at,
+             "agent_id": thread.agent_id, "tenant_id": thread.tenant_id}
+    return state, list(reversed(runs))
 
 
 def thread_turns_to_fold(*, thread_id: str, summary_upto_at, keep_last: int, limit: int) -> list[Run]:
