@@ -73,6 +73,8 @@ def truncate_tokens(text: str, limit: int, *, keep: str = "head", marker: str = 
     """Cut `text` to at most `limit` tokens at a token boundary (marker included)."""
     if limit <= 0 or not text:
         return ""
+    if len(text) <= _CACHED_COUNT_CHARS and count_tokens(text) <= limit:
+        return text  # fits: the same texts are fitted on every run, and their count is cached
     enc = encoding()
     if enc is None:
         return _truncate_estimated(text, limit, keep=keep, marker=marker)

@@ -33,6 +33,7 @@ import threading
 from array import array
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from django.conf import settings
@@ -208,6 +209,7 @@ def _cache_for(alias: str, key: str, scope_id: int, token: str) -> _ScopeCache:
 def clear_cache() -> None:
     with _caches_lock:
         _caches.clear()
+    _distinct_query_terms.cache_clear()
 
 
 @dataclass
@@ -260,12 +262,18 @@ def _ranks(values: np.ndarray, eligible: np.ndarray, top: int) -> np.ndarray:
     return ranks
 
 
+@lru_cache(maxsize=64)
+def _distinct_query_terms(query: str) -> tuple[str, ...]:
+    """A read searches recall and the knowledge base with the same query: segment it once
+    (jieba is the costliest step of a lexical search). A pure function of the text."""
+    return tuple(Counter(query_terms(query)))
+
+
 def candidates(*, scope_key: str, query: str, dense: bool | None = None, top: int = CANDIDATES,
                exclude_refs=()) -> Candidates | None:
     """The union of the lexical and (when on) dense top `top` of one scope, with features.
     Documents in `exclude_refs` take no part (nor a rank: the ranks are features)."""
-    query_counts = Counter(query_terms(query))
-    terms = list(query_counts)
+    terms = list(_distinct_query_terms(query))
     if not terms and not query.strip():
         return None
     row = SearchScope.objects.filter(key=scope_key).values_list(
