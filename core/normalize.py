@@ -289,7 +289,9 @@ def _stray_letters(match: re.Match) -> str:
 
 def _lookalike_digits(match: re.Match) -> str:
     run = match.group()
-    return run.translate(_AS_DIGIT) if sum(c.isdigit() for c in run) >= len(run) - 2 else run
+    # up to two letters in a short run, up to about half of a long one (l7964l8OlO6)
+    letters_allowed = max(2, len(run) // 2)
+    return run.translate(_AS_DIGIT) if sum(c.isdigit() for c in run) >= len(run) - letters_allowed else run
 
 
 def _unescape(text: str) -> str:

@@ -205,7 +205,7 @@ class CoreFactAdmin(RunLinkMixin, TenantScopedAdmin):
     def injection_status(self, obj):
         # The layer checks again before every run (fail closed); this says why a fact
         # stored before today's red line is no longer in any prompt.
-        verdict = redline.check(obj.text)
+        verdict = redline.recheck(obj.text)
         if verdict:
             return gettext("不注入：含敏感个人信息（%(kinds)s）") % {"kinds": verdict.labels()}
         return gettext("注入")

@@ -33,7 +33,7 @@ class CoreLayer(MemoryLayer):
         lines, ids = [head], []
         used = count_tokens(head)
         for fact_id, text in facts_for_injection(actor=ctx.actor, agent=ctx.agent):
-            verdict = redline.check(text)
+            verdict = redline.recheck(text)
             if verdict:
                 # Confirmed before the filter knew better (or edited in the database):
                 # never injected. The kind and id are logged, never the text.

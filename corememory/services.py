@@ -74,7 +74,7 @@ def fact_text_clean(text) -> str:
         raise AppError("fact_empty", gettext("事实内容不能为空。"), status=422)
     if len(clean) > MAX_FACT_CHARS:
         raise AppError("fact_too_long", gettext("事实内容最多 %(n)d 个字符。") % {"n": MAX_FACT_CHARS}, status=422)
-    verdict = redline.check(clean)
+    verdict = redline.screen(clean)
     if verdict:
         raise sensitive_content_error(verdict)
     return clean
@@ -332,7 +332,7 @@ def candidates_extract_for_run(*, run: Run) -> StepResult:
     proposed, rejected_kinds, rejected = 0, Counter(), 0
     for proposal in proposals:
         text = " ".join(proposal.text.split())
-        verdict = redline.check(text)
+        verdict = redline.screen(text)
         if verdict:
             rejected += 1
             rejected_kinds.update(verdict.kinds)

@@ -213,6 +213,9 @@ RECALL_DENSE = env_bool("RECALL_DENSE", True)
 # points of gate hit rate there (measured with recall_eval --format devset).
 SEARCH_DENSE_QUERY_TOKENS = env_int("SEARCH_DENSE_QUERY_TOKENS", 64)
 SEARCH_EMBED_THREADS = env_int("SEARCH_EMBED_THREADS", 1)  # the embedding model's threads per process
+# Red line 2's learned judge (core/redline/learned.py) reads each fact with the same local
+# model; off, or a model that cannot load: the rules alone decide.
+REDLINE_MODEL = env_bool("REDLINE_MODEL", True)
 RECALL_SUMMARY_MODE = env_str("RECALL_SUMMARY_MODE", "auto")  # auto | model | excerpt
 RECALL_EXCERPT_TOKENS = env_int("RECALL_EXCERPT_TOKENS", 240)
 RECALL_RETENTION_DAYS = env_int("RECALL_RETENTION_DAYS", 0)  # 0: keep every entry

