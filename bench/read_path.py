@@ -93,6 +93,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--database-url", default=None)
+    parser.add_argument("--profile", action="store_true", help="also print where the lexical reads spend their time")
     args = parser.parse_args()
     from recall_search import setup_django
 
@@ -131,6 +132,15 @@ def main():
                 times.append((time.perf_counter() - began) * 1000)
                 sections += len(ledger.ordered_sections())
         result[dense] = (np.percentile(times, [50, 99]), sections / args.runs)
+        if args.profile and not dense:
+            import cProfile
+            import pstats
+
+            with override_settings(RECALL_DENSE=False), cProfile.Profile() as profile:
+                for i in range(args.runs):
+                    assemble_context(ReadContext(run=run, agent=agent, actor=actor, thread=thread,
+                                                 input=texts[i % len(texts)], language="zh", shared={}))
+            pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
     (off, off_sections), (on, on_sections) = result[False], result[True]
     print(f"{'':12}{'p50 ms':>10}{'p99 ms':>10}{'sections':>10}")
     print(f"{'lexical':12}{off[0]:10.2f}{off[1]:10.2f}{off_sections:10.1f}")

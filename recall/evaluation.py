@@ -168,6 +168,9 @@ class Report:
     gated_empty: float = 0.0
     negatives_injected: float = 0.0  # share of questions without evidence for which anything was injected
     latencies_ms: list = field(default_factory=list)
+    # threshold -> (relevant injected, something injected on negatives): what another
+    # recall_min_score would trade
+    gate_curve: dict = field(default_factory=dict)
 
     def lines(self, name: str) -> list[str]:
         mode = f" [{self.mode}]" if self.mode else ""
@@ -184,6 +187,9 @@ class Report:
                    f"questions with evidence; nothing injected for {self.gated_empty:.1%} of them")
         out.append(f"without evidence: something injected for {self.negatives_injected:.1%} of "
                    f"{self.negatives} questions")
+        if self.gate_curve:
+            out.append("other thresholds (relevant injected / something injected on negatives): " + ", ".join(
+                f"{t:.2f}: {hit:.0%} / {neg:.0%}" for t, (hit, neg) in sorted(self.gate_curve.items())))
         if self.latencies_ms:
             p50, p99 = np.percentile(self.latencies_ms, [50, 99])
             out.append(f"query latency: p50 {p50:.2f} ms, p99 {p99:.2f} ms (n={len(self.latencies_ms)})")
@@ -194,6 +200,9 @@ def _share(found: list, wanted: set) -> float:
     return len(wanted & set(found)) / len(wanted)
 
 
+CURVE_THRESHOLDS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
+
+
 class _Tally:
     def __init__(self, ks):
         self.ks = ks
@@ -202,12 +211,17 @@ class _Tally:
         self.gated = {"turn": 0.0, "session": 0.0, "hit": 0, "empty": 0, "negatives": 0}
         self.questions = self.negatives = 0
         self.latencies_ms = []
+        self.curve = {t: [0, 0] for t in CURVE_THRESHOLDS}  # threshold -> [hits, negatives with something]
 
     def add(self, conv: Conversation, question: Question, found: list, gate_k: int, gate_min: float, ms: float):
         self.latencies_ms.append(ms)
         ranked = [entry.run_ref for entry, _ in found]
         # The layer's rule: the best `gate_k` of the hits scoring above `gate_min`.
         injected = [entry.run_ref for entry, score in found if score > gate_min][:gate_k]
+        for threshold, counts in self.curve.items():
+            passed = [entry.run_ref for entry, score in found if score > threshold][:gate_k]
+            counts[0 if question.evidence else 1] += bool(question.evidence & set(passed)) if question.evidence \
+                else bool(passed)
         if not question.evidence:
             self.negatives += 1
             self.gated["negatives"] += bool(injected)
@@ -233,6 +247,8 @@ class _Tally:
             mrr=self.rr / n, gated_turn=self.gated["turn"] / n, gated_session=self.gated["session"] / n,
             gated_hit=self.gated["hit"] / n, gated_empty=self.gated["empty"] / n,
             negatives_injected=self.gated["negatives"] / max(1, self.negatives), latencies_ms=self.latencies_ms,
+            gate_curve={t: (hits / n, negatives / max(1, self.negatives))
+                        for t, (hits, negatives) in self.curve.items()},
         )
 
 

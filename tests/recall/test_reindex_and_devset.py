@@ -114,6 +114,12 @@ def test_recall_eval_reads_the_devset_jsonl_and_reports_negatives(db, tmp_path):
     assert lines[4] == "MRR 1.000"
     assert "a relevant entry injected for 100.0% of questions with evidence" in lines[5]
     assert lines[6] == "without evidence: something injected for 0.0% of 1 questions"
+    # the gate at other thresholds: at 0.2 (the agent's default) the same as the line above;
+    # at 0.10 never fewer hits, at 0.40 never more
+    curve = dict(item.split(": ") for item in lines[7].split("): ", 1)[1].split(", "))
+    assert curve["0.20"] == "100% / 0%"
+    hits = {t: int(v.split("%")[0]) for t, v in curve.items()}
+    assert hits["0.10"] >= hits["0.20"] >= hits["0.40"]
 
 
 def test_recall_eval_compares_dense_on_and_off_in_one_run(db, tmp_path):
