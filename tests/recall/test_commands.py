@@ -101,7 +101,8 @@ def test_recall_eval_on_locomo_reports_turn_and_session_recall_and_latency(db):
     assert lines[4].startswith("MRR ")
     assert lines[5].startswith("as injected (top 3, score > 0.2): turn ")
     assert lines[6].startswith("without evidence: something injected for ")
-    assert lines[7].startswith("query latency: p50 ")
+    assert lines[7].startswith("other thresholds (relevant injected / something injected on negatives): 0.10: ")
+    assert lines[8].startswith("query latency: p50 ")
     assert not Tenant.objects.filter(slug__startswith="recall-eval-").exists()  # the throw-away school is gone
 
 
