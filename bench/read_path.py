@@ -141,6 +141,22 @@ def main():
                     assemble_context(ReadContext(run=run, agent=agent, actor=actor, thread=thread,
                                                  input=texts[i % len(texts)], language="zh", shared={}))
             pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
+            timings = {}
+
+            def timed(execute, sql, params, many, context):
+                began = time.perf_counter()
+                try:
+                    return execute(sql, params, many, context)
+                finally:
+                    timings.setdefault(sql[:110], []).append((time.perf_counter() - began) * 1000)
+
+            with override_settings(RECALL_DENSE=False), connection.execute_wrapper(timed):
+                for i in range(args.runs):
+                    assemble_context(ReadContext(run=run, agent=agent, actor=actor, thread=thread,
+                                                 input=texts[i % len(texts)], language="zh", shared={}))
+            print(f"{'ms/read':>8} {'n/read':>7}  query (SQL execution only)")
+            for sql, ms in sorted(timings.items(), key=lambda item: -sum(item[1])):
+                print(f"{sum(ms) / args.runs:8.2f} {len(ms) / args.runs:7.1f}  {sql}")
     (off, off_sections), (on, on_sections) = result[False], result[True]
     print(f"{'':12}{'p50 ms':>10}{'p99 ms':>10}{'sections':>10}")
     print(f"{'lexical':12}{off[0]:10.2f}{off[1]:10.2f}{off_sections:10.1f}")

@@ -18,10 +18,13 @@ def recall_search(*, actor, agent, query: str, limit: int, min_score: float, exc
     # in the WHERE clause, SQLite (without ANALYZE statistics) walks the owner's whole
     # scope index, 10,000 entries, instead of the few rows the key names (5 ms a lookup).
     # Left out before ranking, not after: a rank is one of the score's features.
-    excluded_refs = [pk for pk, owner_id, end_user in
-                     RecallEntry.objects.filter(tenant=actor.tenant, agent=agent, run_ref__in=excluded).order_by()
-                     .values_list("pk", "owner_id", "end_user")
-                     if (owner_id, end_user) == (actor.owner_id, actor.end_user)] if excluded else []
+    # Only (agent, run_ref) in the WHERE clause: with the tenant beside them SQLite took the
+    # (tenant, agent, ...) scope index and walked all 10,000 of the agent's entries (3.6 ms).
+    excluded_refs = [pk for pk, tenant_id, owner_id, end_user in
+                     RecallEntry.objects.filter(agent=agent, run_ref__in=excluded).order_by()
+                     .values_list("pk", "tenant_id", "owner_id", "end_user")
+                     if (tenant_id, owner_id, end_user) == (actor.tenant.pk, actor.owner_id, actor.end_user)] \
+        if excluded else []
     hits = search(scope_key=recall_scope_for_actor(actor=actor, agent=agent).key, query=query,
                   limit=limit + len(excluded), min_score=min_score, dense=dense, exclude_refs=excluded_refs)
     if not hits:
