@@ -200,8 +200,10 @@ def django_eval(env: dict, code: str) -> str:
     return out.splitlines()[-1] if out else ""
 
 
-def sse_request(url: str, body: dict, headers: dict | None = None, timeout: float = 120) -> list[tuple[str, dict]]:
-    """POST and read a whole Server-Sent Events stream."""
+def sse_request(url: str, body: dict, headers: dict | None = None, timeout: float = 300) -> list[tuple[str, dict]]:
+    """POST and read a whole Server-Sent Events stream. `timeout` is per read: the local
+    model answers the memory job's calls first, and on a slow, busy 2-core machine the
+    stream's first token came after more than 120 s."""
     data = json.dumps(body).encode()
     request = urllib.request.Request(url, data=data, method="POST",
                                      headers={"Content-Type": "application/json", **(headers or {})})
