@@ -2,16 +2,13 @@
 
 import logging
 
-from django.utils import timezone
-
 from core import labels
 from core.fencing import sanitize_untrusted
 from agents.layers import MemoryLayer, ReadContext, StepResult
 from core.tokens import count_tokens
 from core import redline
-from corememory.models import CoreFact
 from corememory.selectors import facts_for_injection
-from corememory.services import candidates_extract_for_run
+from corememory.services import candidates_extract_for_run, facts_touch
 
 log = logging.getLogger(__name__)
 
@@ -52,8 +49,7 @@ class CoreLayer(MemoryLayer):
             ids.pop()
         if not ids:
             return None
-        # Injection touches last_used (seed §4), in one UPDATE for all of them.
-        CoreFact.objects.filter(pk__in=ids).update(last_used=timezone.now())
+        facts_touch(fact_ids=ids)
         return self.section("\n".join(lines), label=LABEL[language], items=ids)
 
     def after_run(self, run) -> StepResult:
