@@ -1,5 +1,6 @@
 """L2 core memory as a layer: confirmed facts first in the prompt; candidates after a run."""
 
+import functools
 import logging
 
 from core import labels
@@ -14,6 +15,13 @@ log = logging.getLogger(__name__)
 
 LABEL = labels.CORE_LABEL
 INTRO = labels.CORE_INTRO
+
+
+@functools.lru_cache(maxsize=4096)
+def _fact_line(text: str, language: str) -> str:
+    """A fact as its prompt line, sanitized and on one line. sanitize_untrusted is a pure
+    function of the text (no nonce here), so a fact injected run after run is cleaned once."""
+    return "- " + " ".join(sanitize_untrusted(text, language=language).split())
 
 
 class CoreLayer(MemoryLayer):
@@ -36,7 +44,7 @@ class CoreLayer(MemoryLayer):
                 # never injected. The kind and id are logged, never the text.
                 log.warning("core fact %s not injected: red line 2 (%s)", fact_id, ",".join(verdict.kinds))
                 continue
-            line = "- " + " ".join(sanitize_untrusted(text, language=language).split())
+            line = _fact_line(text, language)
             cost = count_tokens("\n" + line)
             if used + cost > budget:
                 continue  # a shorter, less recently used fact may still fit

@@ -178,7 +178,7 @@ class _ScopeCache:
         """(BM25, matched idf, matched term count) of every document."""
         norm = self._length_norm()
         n = len(self.refs)
-        out, matched_idf, matched = np.zeros(n), np.zeros(n), np.zeros(n)
+        wheres, parts, idfs = [], [], []
         for term in terms:
             positions, tfs = self.terms[term]
             if not positions:
@@ -186,10 +186,17 @@ class _ScopeCache:
             where = np.frombuffer(positions, dtype=np.int32)
             tf = np.frombuffer(tfs, dtype=np.uint16).astype(np.float64)
             idf = self.idf(term)
-            out[where] += idf * tf * (K1 + 1) / (tf + norm[where])
-            matched_idf[where] += idf
-            matched[where] += 1
-        return out, matched_idf, matched
+            wheres.append(where)
+            parts.append(idf * tf * (K1 + 1) / (tf + norm[where]))
+            idfs.append(np.full(len(where), idf))
+        if not wheres:
+            return np.zeros(n), np.zeros(n), np.zeros(n)
+        # One pass per sum over every term's postings (a document holds a term once), each
+        # document's terms added in query order: the same sums as adding term by term.
+        where = np.concatenate(wheres)
+        return (np.bincount(where, weights=np.concatenate(parts), minlength=n),
+                np.bincount(where, weights=np.concatenate(idfs), minlength=n),
+                np.bincount(where, minlength=n).astype(np.float64))
 
 
 _caches: "OrderedDict[tuple[str, str], _ScopeCache]" = OrderedDict()
