@@ -44,12 +44,16 @@ class Actor:
         """Field values that stamp a new row with this owner."""
         return {"tenant": self.tenant, "owner": self.user, "end_user": self.end_user}
 
+    def owner_columns(self) -> dict:
+        """The column values of a row of this school and owner: the one definition behind
+        `owner_q`, the hand-written reads (core.sql.where_equal) and `owns`."""
+        return {"tenant_id": self.tenant.pk, "owner_id": self.owner_id, "end_user": self.end_user}
+
     def owner_q(self, prefix: str = "") -> Q:
         """A filter that keeps rows of this school and owner only."""
-        return Q(
-            **{
-                f"{prefix}tenant": self.tenant,
-                f"{prefix}owner": self.user,
-                f"{prefix}end_user": self.end_user,
-            }
-        )
+        return Q(**{f"{prefix}{column}": value for column, value in self.owner_columns().items()})
+
+    def owns(self, row) -> bool:
+        """Whether `row` (a model instance, or anything with the owner columns as
+        attributes) belongs to this school and owner."""
+        return all(getattr(row, column) == value for column, value in self.owner_columns().items())

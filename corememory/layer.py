@@ -1,22 +1,27 @@
 """L2 core memory as a layer: confirmed facts first in the prompt; candidates after a run."""
 
+import functools
 import logging
-
-from django.utils import timezone
 
 from core import labels
 from core.fencing import sanitize_untrusted
 from agents.layers import MemoryLayer, ReadContext, StepResult
 from core.tokens import count_tokens
 from core import redline
-from corememory.models import CoreFact
 from corememory.selectors import facts_for_injection
-from corememory.services import candidates_extract_for_run
+from corememory.services import candidates_extract_for_run, facts_touch
 
 log = logging.getLogger(__name__)
 
 LABEL = labels.CORE_LABEL
 INTRO = labels.CORE_INTRO
+
+
+@functools.lru_cache(maxsize=4096)
+def _fact_line(text: str, language: str) -> str:
+    """A fact as its prompt line, sanitized and on one line. sanitize_untrusted is a pure
+    function of the text (no nonce here), so a fact injected run after run is cleaned once."""
+    return "- " + " ".join(sanitize_untrusted(text, language=language).split())
 
 
 class CoreLayer(MemoryLayer):
@@ -39,7 +44,7 @@ class CoreLayer(MemoryLayer):
                 # never injected. The kind and id are logged, never the text.
                 log.warning("core fact %s not injected: red line 2 (%s)", fact_id, ",".join(verdict.kinds))
                 continue
-            line = "- " + " ".join(sanitize_untrusted(text, language=language).split())
+            line = _fact_line(text, language)
             cost = count_tokens("\n" + line)
             if used + cost > budget:
                 continue  # a shorter, less recently used fact may still fit
@@ -52,8 +57,7 @@ class CoreLayer(MemoryLayer):
             ids.pop()
         if not ids:
             return None
-        # Injection touches last_used (seed §4), in one UPDATE for all of them.
-        CoreFact.objects.filter(pk__in=ids).update(last_used=timezone.now())
+        facts_touch(fact_ids=ids)
         return self.section("\n".join(lines), label=LABEL[language], items=ids)
 
     def after_run(self, run) -> StepResult:

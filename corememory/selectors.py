@@ -1,6 +1,7 @@
 """Reads of L2 core memory. Every one filters by school and owner first: another
 school's or another teacher's fact is indistinguishable from a missing one."""
 
+from core import sql
 from core.errors import NotFound
 from corememory.models import CoreCandidate, CoreFact
 
@@ -16,9 +17,11 @@ def facts_for_actor(*, actor, agent):
 
 
 def facts_for_injection(*, actor, agent) -> list[tuple[str, str]]:
-    """(id, text) of this owner's confirmed facts, most recently used first."""
-    return list(CoreFact.objects.filter(actor.owner_q(), agent=agent).order_by("-last_used", "-created_at")
-                .values_list("id", "text"))
+    """(id, text) of this owner's confirmed facts, most recently used first. Read on every
+    run: hand-written SQL (core/sql.py)."""
+    owner, params = sql.where_equal({**actor.owner_columns(), "agent_id": agent.pk})
+    return sql.fetch(f'SELECT "id", "text" FROM "{CoreFact._meta.db_table}" WHERE {owner} '
+                     'ORDER BY "last_used" DESC, "created_at" DESC', params)
 
 
 def candidates_for_actor(*, actor, agent):

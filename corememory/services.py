@@ -30,7 +30,7 @@ from agents.layers import StepResult
 from agents.memory_llm import memory_complete, memory_model_available
 from agents.outbox import lease_live_until
 from agents.models import Agent, MemoryOp, Run
-from core import redline
+from core import redline, sql
 from corememory.extraction import MAX_TOKENS, extraction_messages, parse_facts
 from corememory.models import MAX_FACT_CHARS, CoreCandidate, CoreExtraction, CoreFact
 
@@ -88,8 +88,7 @@ def _scope_of(row) -> dict:
 
 
 def _actor_scope(*, actor, agent) -> dict:
-    return {"tenant_id": actor.tenant.pk, "agent_id": agent.pk, "owner_id": actor.owner_id,
-            "end_user": actor.end_user}
+    return {**actor.owner_columns(), "agent_id": agent.pk}
 
 
 def _lock_agent(agent_id: str) -> None:
@@ -207,6 +206,16 @@ def fact_update(*, tenant, fact: CoreFact, text: str) -> CoreFact:
         raise NotFound("fact")
     fact.text, fact.normalized, fact.updated_at = clean, normalized, now
     return fact
+
+
+def facts_touch(*, fact_ids: list[str]) -> None:
+    """Injection touches the facts' last_used (seed §4), in one UPDATE for all of them.
+    On every run: hand-written SQL (core/sql.py). The ids come from the owner's own read."""
+    if not fact_ids:
+        return
+    table = CoreFact._meta.db_table
+    sql.execute(f'UPDATE "{table}" SET "last_used" = %s WHERE "id" IN ({sql.placeholders(len(fact_ids))})',
+                [sql.prep(CoreFact, "last_used", timezone.now()), *fact_ids])
 
 
 def fact_delete(*, tenant, fact: CoreFact) -> None:

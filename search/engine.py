@@ -39,6 +39,7 @@ import numpy as np
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS
 
+from core import sql
 from search import relevance
 from search.models import Posting, SearchDoc, SearchScope
 from search.terms import query_terms, warm_up as terms_warm_up
@@ -90,11 +91,9 @@ class _ScopeCache:
     def refresh(self, version: int) -> None:
         if version <= self.version:
             return
-        rows = list(
-            SearchDoc.objects.filter(scope_id=self.scope_id, seq__gt=self.version, seq__lte=version)
-            .order_by("seq")
-            .values_list("id", "ref", "length", "keys")
-        )
+        rows = sql.fetch(f'SELECT "id", "ref", "length", "keys" FROM "{SearchDoc._meta.db_table}" '
+                         'WHERE "scope_id" = %s AND "seq" > %s AND "seq" <= %s ORDER BY "seq"',
+                         [self.scope_id, self.version, version])
         new_ids = []
         for doc_id, ref, length, keys in rows:
             self.local[doc_id] = len(self.refs)
@@ -110,7 +109,8 @@ class _ScopeCache:
             if len(new_ids) > _PATCH_LIMIT:
                 self.terms = {}
             else:
-                postings = Posting.objects.filter(doc_id__in=new_ids).values_list("term", "doc_id", "tf")
+                postings = sql.fetch(f'SELECT "term", "doc_id", "tf" FROM "{Posting._meta.db_table}" '
+                                     f'WHERE "doc_id" IN ({sql.placeholders(len(new_ids))})', new_ids)
                 for term, doc_id, tf in postings:
                     entry = self.terms.get(term)
                     if entry is not None:
@@ -126,7 +126,9 @@ class _ScopeCache:
             self.terms = {}
         for term in missing:
             self.terms[term] = (array("i"), array("H"))
-        postings = Posting.objects.filter(scope_id=self.scope_id, term__in=missing).values_list("term", "doc_id", "tf")
+        postings = sql.fetch(f'SELECT "term", "doc_id", "tf" FROM "{Posting._meta.db_table}" '
+                             f'WHERE "scope_id" = %s AND "term" IN ({sql.placeholders(len(missing))})',
+                             [self.scope_id, *missing])
         for term, doc_id, tf in postings:
             position = self.local.get(doc_id)
             if position is None:
@@ -176,7 +178,7 @@ class _ScopeCache:
         """(BM25, matched idf, matched term count) of every document."""
         norm = self._length_norm()
         n = len(self.refs)
-        out, matched_idf, matched = np.zeros(n), np.zeros(n), np.zeros(n)
+        wheres, parts, idfs = [], [], []
         for term in terms:
             positions, tfs = self.terms[term]
             if not positions:
@@ -184,10 +186,17 @@ class _ScopeCache:
             where = np.frombuffer(positions, dtype=np.int32)
             tf = np.frombuffer(tfs, dtype=np.uint16).astype(np.float64)
             idf = self.idf(term)
-            out[where] += idf * tf * (K1 + 1) / (tf + norm[where])
-            matched_idf[where] += idf
-            matched[where] += 1
-        return out, matched_idf, matched
+            wheres.append(where)
+            parts.append(idf * tf * (K1 + 1) / (tf + norm[where]))
+            idfs.append(np.full(len(where), idf))
+        if not wheres:
+            return np.zeros(n), np.zeros(n), np.zeros(n)
+        # One pass per sum over every term's postings (a document holds a term once), each
+        # document's terms added in query order: the same sums as adding term by term.
+        where = np.concatenate(wheres)
+        return (np.bincount(where, weights=np.concatenate(parts), minlength=n),
+                np.bincount(where, weights=np.concatenate(idfs), minlength=n),
+                np.bincount(where, minlength=n).astype(np.float64))
 
 
 _caches: "OrderedDict[tuple[str, str], _ScopeCache]" = OrderedDict()
@@ -276,12 +285,11 @@ def candidates(*, scope_key: str, query: str, dense: bool | None = None, top: in
     terms = list(_distinct_query_terms(query))
     if not terms and not query.strip():
         return None
-    row = SearchScope.objects.filter(key=scope_key).values_list(
-        "id", "token", "version", "doc_count", "total_length"
-    ).first()
-    if row is None or row[3] == 0:
+    rows = sql.fetch(f'SELECT "id", "token", "version", "doc_count", "total_length" '
+                     f'FROM "{SearchScope._meta.db_table}" WHERE "key" = %s', [scope_key])
+    if not rows or rows[0][3] == 0:
         return None
-    scope_id, token, version, doc_count, total_length = row
+    scope_id, token, version, doc_count, total_length = rows[0]
     vector = query_vector(query, requested=dense)  # outside the cache lock: may take tens of ms
     cache = _cache_for(DEFAULT_DB_ALIAS, scope_key, scope_id, token)
     with cache.lock:

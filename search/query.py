@@ -15,15 +15,19 @@ LAST_TURN_OUTPUT_TOKENS = 120
 def last_turn_text(ctx) -> str:
     from agents.models import Run
 
-    # The thread layer, which reads first, leaves the newest finished turn it read here.
-    previous = ctx.shared.get("last_turn") or (
-        Run.objects.filter(ctx.actor.owner_q(), thread=ctx.thread, created_at__lt=ctx.run.created_at)
-        .exclude(pk=ctx.run.pk)
-        .exclude(status=Run.Status.RUNNING)
-        .order_by("-created_at")
-        .only("input", "output", "status")
-        .first()
-    )
+    # The thread layer, which reads first, leaves the newest finished turn here when it
+    # knows it (None: there is none).
+    if "last_turn" in ctx.shared:
+        previous = ctx.shared["last_turn"]
+    else:
+        previous = (
+            Run.objects.filter(ctx.actor.owner_q(), thread=ctx.thread, created_at__lt=ctx.run.created_at)
+            .exclude(pk=ctx.run.pk)
+            .exclude(status=Run.Status.RUNNING)
+            .order_by("-created_at")
+            .only("input", "output", "status")
+            .first()
+        )
     if previous is None:
         return ""
     if not previous.has_output:

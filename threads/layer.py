@@ -57,10 +57,13 @@ class ThreadLayer(MemoryLayer):
                                       limit=agent.thread_recent_turns)
         state = state or {"rolling_summary": "", "summary_upto_at": None}
         turns = [turn for turn in turns if turn.pk != ctx.run.pk]
+        # The newest finished turn before this run: what a short follow-up is about
+        # (search.query), read here already. Known to be none when nothing was ever
+        # folded into the summary and no turn came back (a thread's first run).
         if turns:
-            # The newest finished turn before this run: what a short follow-up is about
-            # (search.query), read here already.
             ctx.shared["last_turn"] = turns[-1]
+        elif agent.thread_recent_turns > 0 and state["summary_upto_at"] is None:
+            ctx.shared["last_turn"] = None
         # Fail closed: a summary written before today's red line is injected without the
         # sentences it now refuses.
         summary, refused = redline.redact(state["rolling_summary"])

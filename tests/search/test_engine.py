@@ -1,9 +1,11 @@
 """The engine against the database: scoring, the 0–1 scale, scopes, incremental updates."""
 
+import numpy as np
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from search import engine
 from search.engine import clear_cache, search
 from search.models import Posting, SearchDoc, SearchScope
 from search.services import index_add, index_add_many, index_remove
@@ -141,3 +143,27 @@ def test_a_warm_query_after_one_new_entry_reads_only_that_entry(scope):
         hits = search(scope_key=scope.key, query="二叉树的遍历")
     assert "new" in refs(hits)
     assert len(queries) == 3  # the scope row, the new document, its postings
+
+
+def test_bm25_sums_are_exactly_the_term_by_term_sums(scope):
+    """The scores are summed over every term's postings at once; each document's terms are
+    still added in query order, so the floats are the very ones term-by-term adding gives."""
+    topics = ["二叉树和图的遍历练习", "链表反转与栈的应用", "Binary search trees quiz", "图的最短路径和遍历"]
+    index_add_many(scope=scope, items=[(f"e{i}", f"第{i}次作业：{topics[i % 4]}，{topics[i * 7 % 4]}")
+                                       for i in range(200)])
+    query = "二叉树的遍历 图的最短路径 binary trees 第7次"
+    search(scope_key=scope.key, query=query)
+    cache = next(cache for (_, key), cache in engine._caches.items() if key == scope.key)
+    terms = list(engine._distinct_query_terms(query))
+    norm, n = cache._length_norm(), len(cache.refs)
+    bm25, matched_idf, matched = np.zeros(n), np.zeros(n), np.zeros(n)
+    for term in terms:
+        where = np.frombuffer(cache.terms[term][0], dtype=np.int32)
+        tf = np.frombuffer(cache.terms[term][1], dtype=np.uint16).astype(np.float64)
+        idf = cache.idf(term)
+        bm25[where] += idf * tf * (engine.K1 + 1) / (tf + norm[where])
+        matched_idf[where] += idf
+        matched[where] += 1
+    assert matched.max() > 2
+    for ours, expected in zip(cache.scores(terms), (bm25, matched_idf, matched)):
+        assert np.array_equal(ours, expected)
