@@ -134,13 +134,14 @@ class AgentProviderAdminMixin:
     def test_connection_view(self, request, object_id):
         """The change form's "测试连接" button: tests the saved settings. Not inside the
         admin's atomic change view, because the test is a network call."""
+        from django.contrib.admin.utils import quote, unquote
         from django.core.exceptions import PermissionDenied
         from django.urls import reverse
 
         if request.method != "POST":
             return HttpResponseRedirect(reverse("admin:agents_agent_change", args=[object_id]))
-        agent = self.get_object(request, object_id)
+        agent = self.get_object(request, unquote(object_id))  # as the admin's own views
         if agent is None or not self.has_change_permission(request, agent):
             raise PermissionDenied
         self._test_and_tell(request, agent)
-        return HttpResponseRedirect(reverse("admin:agents_agent_change", args=[agent.pk]))
+        return HttpResponseRedirect(reverse("admin:agents_agent_change", args=[quote(agent.pk)]))

@@ -2,6 +2,8 @@
 
 import pytest
 
+from django.contrib.admin.utils import quote
+
 from agents.models import Agent, ApiKey
 
 
@@ -28,7 +30,7 @@ def test_a_school_admin_cannot_move_an_api_key_to_another_school(admin_client, s
     from agents.services import api_key_create
 
     key, _ = api_key_create(tenant=school, name="portal")
-    url = f"/admin/agents/apikey/{key.pk}/change/"
+    url = f"/admin/agents/apikey/{quote(key.pk)}/change/"
     data = _change_form_data(admin_client, url)
     assert "tenant" not in data, "the school is read-only for a school admin"
     data.update({"tenant": other_school.pk, "name": "moved?"})
@@ -39,7 +41,7 @@ def test_a_school_admin_cannot_move_an_api_key_to_another_school(admin_client, s
 
 
 def test_a_school_admin_cannot_move_an_agent_or_choose_a_server_secret(admin_client, agent, other_school):
-    url = f"/admin/agents/agent/{agent.pk}/change/"
+    url = f"/admin/agents/agent/{quote(agent.pk)}/change/"
     data = _change_form_data(admin_client, url)
     assert "tenant" not in data
     data.update({"tenant": other_school.pk, "api_key_env": "SECRET_KEY", "base_url": "http://127.0.0.1:9/v1"})
@@ -53,7 +55,7 @@ def test_a_school_admin_cannot_move_an_agent_or_choose_a_server_secret(admin_cli
 
 def test_an_operators_secret_never_follows_the_agent_to_a_new_endpoint(admin_client, agent):
     Agent.objects.filter(pk=agent.pk).update(api_key_env="QWEN_API_KEY", base_url="https://dashscope.example/v1")
-    url = f"/admin/agents/agent/{agent.pk}/change/"
+    url = f"/admin/agents/agent/{quote(agent.pk)}/change/"
     data = _change_form_data(admin_client, url)
     assert data["api_key_env"] == "QWEN_API_KEY", "kept as the operator chose it while the endpoint stays"
     data.update({"base_url": "http://127.0.0.1:9/v1"})
@@ -72,6 +74,6 @@ def test_admin_agent_filters_list_only_the_admins_school(admin_client, agent, ot
 
 
 def test_another_schools_rows_are_not_found_in_the_admin(admin_client, other_agent):
-    assert admin_client.get(f"/admin/agents/agent/{other_agent.pk}/change/").status_code == 302  # redirected away
+    assert admin_client.get(f"/admin/agents/agent/{quote(other_agent.pk)}/change/").status_code == 302  # redirected away
     assert Agent.objects.get(pk=other_agent.pk).tenant.slug == "erzhong"
     assert not ApiKey.objects.exists()

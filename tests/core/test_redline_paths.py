@@ -5,6 +5,8 @@ straight into the database here, never reaches the prompt, while a clean row sti
 
 import pytest
 
+from django.contrib.admin.utils import quote
+
 from agents.actor import Actor
 from agents.models import Run
 from corememory.models import CoreCandidate, CoreFact
@@ -104,7 +106,7 @@ def test_a_stored_fact_that_todays_rules_refuse_is_not_injected_and_the_admin_sa
     client.force_login(school_admin)
     page = client.get("/admin/corememory/corefact/").content.decode()
     assert "不注入：含敏感个人信息（电话号码）" in page
-    detail = client.get(f"/admin/corememory/corefact/{stale.pk}/change/").content.decode()
+    detail = client.get(f"/admin/corememory/corefact/{quote(stale.pk)}/change/").content.decode()
     assert "不注入：含敏感个人信息（电话号码）" in detail
 
 

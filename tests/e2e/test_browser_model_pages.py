@@ -9,6 +9,7 @@ import re
 import textwrap
 
 import pytest
+from django.contrib.admin.utils import quote
 
 from tests import procs
 from tests.e2e.test_browser_pages import CHROMIUM, CHROMIUM_ARGS, PASSWORD, log_in, send
@@ -232,7 +233,7 @@ def test_a_school_admin_connects_the_demo_agent_to_a_real_model_and_tests_it(ope
     page.fill("#id_username", "guan")
     page.fill("#id_password", PASSWORD)
     page.click("input[type=submit]")
-    page.goto(f"/admin/agents/agent/{site['builtin']}/change/")
+    page.goto(f"/admin/agents/agent/{quote(site['builtin'])}/change/")
     page.select_option("#id_provider_kind", "openai")
     page.fill("#id_base_url", site["model_server"])
     page.fill("#id_model", "qwen-plus")

@@ -1,5 +1,6 @@
 """School admins upload files to an agent's knowledge base in the admin, for their school only."""
 
+from django.contrib.admin.utils import quote
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from knowledge.models import Chunk, Document
@@ -37,7 +38,7 @@ def test_the_admin_offers_and_shows_only_the_admins_school(client, school_admin,
     form = client.get("/admin/knowledge/document/add/").content.decode()
     assert agent.pk in form and other_agent.pk not in form
     assert "二中资料" not in client.get("/admin/knowledge/document/").content.decode()
-    assert client.get(f"/admin/knowledge/document/{foreign.pk}/change/").status_code == 302  # "doesn't exist"
+    assert client.get(f"/admin/knowledge/document/{quote(foreign.pk)}/change/").status_code == 302  # "doesn't exist"
     response = client.post("/admin/knowledge/document/add/", {"agent": other_agent.pk, "title": "t", "text": "x"})
     assert response.status_code == 200 and Document.objects.count() == 1
 
@@ -45,6 +46,6 @@ def test_the_admin_offers_and_shows_only_the_admins_school(client, school_admin,
 def test_deleting_in_the_admin_removes_chunks_and_index_entries(client, school_admin, agent):
     document = document_create(tenant=agent.tenant, agent=agent, title="大纲", text="二叉树遍历")
     client.force_login(school_admin)
-    response = client.post(f"/admin/knowledge/document/{document.pk}/delete/", {"post": "yes"})
+    response = client.post(f"/admin/knowledge/document/{quote(document.pk)}/delete/", {"post": "yes"})
     assert response.status_code == 302
     assert not Document.objects.exists() and not Chunk.objects.exists() and not SearchDoc.objects.exists()

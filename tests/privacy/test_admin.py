@@ -3,6 +3,7 @@ receipts it leaves, read-only."""
 
 import pytest
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.admin.utils import quote
 from django.test import Client
 
 from agents.actor import Actor
@@ -79,10 +80,10 @@ def test_receipts_are_read_only_and_only_the_schools_own(school, school_admin, t
     admin = _as(school_admin)
     listing = admin.get("/admin/privacy/erasurereceipt/").content.decode()
     assert mine["receipt_id"] in listing and theirs["receipt_id"] not in listing
-    detail = admin.get(f"/admin/privacy/erasurereceipt/{mine['receipt_id']}/change/")
+    detail = admin.get(f"/admin/privacy/erasurereceipt/{quote(mine['receipt_id'])}/change/")
     assert detail.status_code == 200 and mine["subject_hash"] in detail.content.decode()
-    assert admin.get(f"/admin/privacy/erasurereceipt/{theirs['receipt_id']}/change/").status_code in (302, 404)
-    assert admin.post(f"/admin/privacy/erasurereceipt/{mine['receipt_id']}/delete/", {"post": "yes"}).status_code == 403
+    assert admin.get(f"/admin/privacy/erasurereceipt/{quote(theirs['receipt_id'])}/change/").status_code in (302, 404)
+    assert admin.post(f"/admin/privacy/erasurereceipt/{quote(mine['receipt_id'])}/delete/", {"post": "yes"}).status_code == 403
     assert ErasureReceipt.objects.count() == 2
 
 

@@ -4,6 +4,7 @@ runs and recall entries older than the period through the same erasure path."""
 from datetime import timedelta
 
 import pytest
+from django.contrib.admin.utils import quote
 from django.test import Client
 from django.utils import timezone
 from django_q.models import Schedule
@@ -93,10 +94,10 @@ def test_the_sweep_is_scheduled_hourly():
 def test_a_school_admin_sets_their_own_schools_retention_only(school, school_admin, other_school):
     client = Client()
     client.force_login(school_admin)
-    url = f"/admin/privacy/schoolretention/{school.pk}/change/"
+    url = f"/admin/privacy/schoolretention/{quote(school.pk)}/change/"
     response = client.post(url, {"retention_days": "180"})
     assert response.status_code == 302, response.content.decode()[:2000]
     school.refresh_from_db()
     assert school.retention_days == 180
-    assert client.get(f"/admin/privacy/schoolretention/{other_school.pk}/change/").status_code in (302, 404)
+    assert client.get(f"/admin/privacy/schoolretention/{quote(other_school.pk)}/change/").status_code in (302, 404)
     assert "第二中学" not in client.get("/admin/privacy/schoolretention/").content.decode()

@@ -3,6 +3,7 @@ queue's task lists, each narrowed to the admin's own school."""
 
 from decimal import Decimal
 
+from django.contrib.admin.utils import quote
 from django.test import Client
 from django.utils import timezone
 from django_q.models import Failure, Success
@@ -57,7 +58,7 @@ def test_a_school_admin_sees_the_memory_queue_of_their_school_only(school_admin,
         # Looking only: no resubmit action, no delete.
         assert "resubmit_task" not in html and "delete_selected" not in html
     other_task = Success.objects.get(name=f"memory {theirs.pk}")
-    assert client.get(f"/admin/django_q/success/{other_task.pk}/change/").status_code in (302, 404)
+    assert client.get(f"/admin/django_q/success/{quote(other_task.pk)}/change/").status_code in (302, 404)
 
 
 def test_schedules_and_queued_tasks_stay_with_superusers(school_admin):

@@ -3,6 +3,8 @@ page, provenance on the memory page's data, and "模型看到了什么" for a re
 
 import json
 
+from django.contrib.admin.utils import quote
+
 import pytest
 
 from agents.services import agent_create
@@ -36,9 +38,9 @@ def test_an_agent_on_a_real_model_gets_no_notice(teacher, school):
 def test_the_help_page_explains_how_to_connect_a_real_model(teacher, school_admin, builtin_agent):
     html = logged_in(teacher).get("/help/model/").content.decode()
     assert "<code>YIZHONG_QWEN_API_KEY</code>" in html and "测试连接" in html
-    assert f"/admin/agents/agent/{builtin_agent.pk}/change/" not in html, "a teacher gets no admin link"
+    assert f"/admin/agents/agent/{quote(builtin_agent.pk)}/change/" not in html, "a teacher gets no admin link"
     html = logged_in(school_admin).get("/help/model/").content.decode()
-    assert f"/admin/agents/agent/{builtin_agent.pk}/change/" in html
+    assert f"/admin/agents/agent/{quote(builtin_agent.pk)}/change/" in html
 
 
 def test_each_finished_reply_has_a_drawer_of_what_the_model_saw(teacher, agent):
