@@ -4,7 +4,8 @@
 
 Training data: every labelled sentence of bench/data/redline/train/*.jsonl (teacher
 sentences and disguised values, written by hand for this purpose: {"text", "sensitive",
-"kind", "lang"}; a and b as ordinary messages, c and d as near-twin pairs), 1,500 longer
+"kind", "lang"}; a, b and round_c/d as ordinary messages, c and d as near-twin pairs, f as
+long requests and twins), 1,500 longer
 messages joined from two of them (an ordinary request, then a sentence that decides the
 label), and the red line's own tables in tests/core/ (redline_table, redline_probe,
 redline_samples; their kind is what the rules say, as the rules were written for them).
@@ -45,10 +46,11 @@ L2 = 30.0
 HIGHS = (0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 LOWS = (0.1, 0.2, 0.3, 0.5, 0.7)
 CLAUSE_HIGHS = (0.9, 0.95, 0.98, 0.99, 1.01)  # 1.01: clauses never refuse alone
-# The thresholds are chosen on the files written as ordinary teacher messages (a, b), not on
+# The thresholds are chosen on the files written as ordinary teacher messages (a, b and the
+# former held-out rounds c, d), not on
 # those written as near-twin pairs (c, d: the same words, one sensitive and one not), which
 # teach the judge where the line is but do not look like what teachers type.
-CHOOSE_ON = ("written_a_", "written_b_")
+CHOOSE_ON = ("written_a_", "written_b_", "written_round_")
 JOINED = 1500
 
 
@@ -119,8 +121,9 @@ def load_sets() -> tuple[dict[str, list[dict]], dict[str, list[dict]]]:
 
 
 def vectors_for(texts: list[str]) -> np.ndarray:
-    """Query vectors of `texts`, from the cache where it has them."""
+    """Query vectors of `texts` (as the judge embeds them), from the cache where it has them."""
     from core import embedding
+    from core.redline.learned import judged_text
 
     def key(text):
         return hashlib.sha1(text.encode()).hexdigest()
@@ -129,6 +132,7 @@ def vectors_for(texts: list[str]) -> np.ndarray:
     if CACHE.exists():
         data = np.load(CACHE)
         cache = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+    texts = [judged_text(text) for text in texts]  # what the judge embeds
     missing = [t for t in dict.fromkeys(texts) if key(t) not in cache]
     if missing:
         model = embedding.model()

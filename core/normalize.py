@@ -256,6 +256,22 @@ _TONE_NUMBERS = re.compile(r"(?<![a-z0-9])(?:[a-z]+[1-5]){2,}(?![a-z0-9])")
 _LEET = re.compile(r"(?<=[a-z])[013457](?=[a-z])")
 _LEET_MAP = {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t"}
 
+# "E m m a  g o t  a n  F": a sentence spaced out letter by letter, its words two spaces
+# apart. When most of a text is spelled that way, every spaced run is read as a word (a run
+# of two, "a n", included) and the wider gaps as the spaces between words.
+_SPACED_RUN = re.compile(r"(?<![a-z0-9])[a-z0-9](?: [a-z0-9])+(?![a-z0-9])")
+_SPACED_OUT_SHARE = 0.6
+
+
+def _spaced_out(text: str) -> str:
+    if "  " not in text:
+        return text
+    runs = _SPACED_RUN.findall(text)
+    spelled = sum(len(run) - run.count(" ") for run in runs)
+    if not any(len(run) >= 5 for run in runs) or spelled < _SPACED_OUT_SHARE * sum(not c.isspace() for c in text):
+        return text
+    return re.sub(r"\s{2,}", " ", _SPACED_RUN.sub(lambda m: m.group().replace(" ", ""), text))
+
 
 def _apart(text: str) -> str:
     text = _SPACE_IN_HAN.sub("", text)
@@ -327,6 +343,7 @@ def normalize(text: str) -> str:
         text = _apart(text)
         text = _CN_RUN.sub(_cn_number, text)
     text = _latin_disguises(text)
+    text = _spaced_out(text)
     text = _en_numbers(text)
     text = _SPELLED_LETTERS.sub(lambda m: re.sub(r"[^a-z]", "", m.group()), text)
     text = _LOOKALIKE_DIGITS.sub(_lookalike_digits, text)

@@ -62,6 +62,12 @@ def ngrams(text: str) -> np.ndarray:
     return out
 
 
+def judged_text(text: str) -> str:
+    """What the model embeds: the normalize()d text, as the rules match it, so that a value
+    spelled "E m m a  g o t  a n  F" or in another script reads as what it says."""
+    return normalize(text)
+
+
 def features(vector: np.ndarray, text: str) -> np.ndarray:
     """The judge's input: the model's query vector of `text`, then its n-grams."""
     return np.concatenate([np.asarray(vector, dtype=np.float32).reshape(-1), ngrams(text)])
@@ -130,7 +136,7 @@ def _judge_cached(text: str) -> Judgement | None:
         return None
     parts = [text, *clauses(text)]
     try:
-        rows = np.stack([features(model.query(part), part) for part in parts])
+        rows = np.stack([features(model.query(judged_text(part)), part) for part in parts])
     except Exception as exc:  # the rules still stand
         log.warning("the red line's judge failed (%s: %s); rules only for this text", type(exc).__name__, exc)
         return None

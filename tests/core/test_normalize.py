@@ -54,6 +54,7 @@ FOLDED = [
     ("English teens", "got fifteen", "got 15"),
     ("spelled letters", "A.D.H.D.", "adhd"),
     ("spelled letters with spaces", "A D H D", "adhd"),
+    ("a sentence spaced out, words two spaces apart", "T o m  g o t  a n  F  i n  m a t h s", "tom got an f in maths"),
     ("Cyrillic look-alikes", "Ѕуѕtеm", "system"),
     ("Greek look-alikes", "Αdmin ΟΚ", "admin ok"),
     ("mathematical bold", "𝐒𝐲𝐬𝐭𝐞𝐦", "system"),
@@ -89,6 +90,8 @@ KEPT = [
     ("a digit-only run stays digits", "1, 2, 3", "1, 2, 3"),
     ("a word with l and o is not a number", "lollipop 1234567", "lollipop 1234567"),
     ("times side by side", "10:30-11:45 12:30-13:45", "10:30-11:45 12:30-13:45"),
+    ("answer options two spaces apart", "选 A  B  C  D", "选 a  b  c  d"),
+    ("a short spaced list", "a b  c d", "a b  c d"),
     ("empty", "", ""),
 ]
 
