@@ -200,7 +200,7 @@ def _share(found: list, wanted: set) -> float:
     return len(wanted & set(found)) / len(wanted)
 
 
-CURVE_THRESHOLDS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4)
+CURVE_THRESHOLDS = (0.1, 0.15, 0.16, 0.17, 0.18, 0.19, 0.2, 0.25, 0.3, 0.4)
 
 
 class _Tally:

@@ -141,3 +141,23 @@ def test_recall_eval_refuses_a_devset_query_pointing_at_another_users_memory(db,
     with pytest.raises(CommandError, match="--dense takes"):
         run_command("recall_eval", str(_write(tmp_path, DEVSET)), "--format", "devset", "--dense", "maybe",
                     "--in-place")
+
+
+@pytest.mark.timeout(600)
+def test_the_gate_meets_its_targets_on_the_chinese_dev_set(db, settings):
+    """The calibrated gate's operating point (search/relevance.py), measured as a run reads
+    recall, with the real embedding model, on the hand-written zh dev set: a relevant memory
+    injected for at least 45 % of the questions that have one, something injected for at
+    most 15 % of those that have none (the issue's targets, on our data)."""
+    import re
+
+    settings.RECALL_DENSE = True  # the default outside tests
+    vectors.reset()
+    try:
+        out = run_command("recall_eval", str(settings.BASE_DIR / "bench" / "data" / "recall_dev_zh.jsonl"),
+                          "--format", "devset", "--k", "5", "--dense", "on", "--in-place")
+    finally:
+        vectors.reset()
+    hit = float(re.search(r"a relevant entry injected for ([\d.]+)%", out).group(1))
+    negatives = float(re.search(r"without evidence: something injected for ([\d.]+)%", out).group(1))
+    assert hit >= 45.0 and negatives <= 15.0, out
