@@ -46,6 +46,7 @@ from agents.providers.base import messages_tokens  # noqa: E402
 from agents.runner import run_sync  # noqa: E402
 from agents.services import agent_create, tenant_create  # noqa: E402
 from core.tokens import count_tokens, truncate_tokens  # noqa: E402
+from tests.threads.helpers import read_compression  # noqa: E402
 
 CHECKPOINTS = (10, 50, 100, 200)
 
@@ -75,12 +76,10 @@ def responder(messages, purpose):
         request = text.rsplit("\n", 1)[-1]
         n = int(request.rsplit("#", 1)[-1]) if "#" in request else 0
         return ANSWER.format(t=TOPICS[n % len(TOPICS)], n=n)
-    if not text.startswith("[已有摘要]"):
-        return truncate_tokens(text.rsplit("\n\n", 1)[-1], 500, keep="tail")
-    previous = text.split("\n", 1)[1].split("\n\n", 1)[0].strip()
-    previous = "" if previous == "（无）" else previous
-    asked = [line[len("‹用户› "):][:40] for line in text.splitlines() if line.startswith("‹用户› ")]
-    summary = "\n".join(part for part in [previous, *(f"- 老师要求：{a}（已完成）" for a in asked)] if part)
+    previous, asked = read_compression(text)
+    if asked is None:  # a "shorten it" request
+        return truncate_tokens(previous, 500, keep="tail")
+    summary = "\n".join(part for part in [previous, *(f"- 老师要求：{a[:40]}（已完成）" for a in asked)] if part)
     return truncate_tokens(summary, 500, keep="tail")
 
 

@@ -9,7 +9,8 @@ the common tricks and together for the crafted ones:
    closing line and the input label carry it (`with_nonce`: "[本会话前情 ⟦kqfwmzrah⟧ — …]"),
    and the system prompt (`fence_rules`) says that only lines carrying it are
    boundaries. Untrusted text never carries it: the sanitizer removes the nonce and
-   anything in its brackets.
+   anything in its brackets. The memory jobs that show a model untrusted text (fact
+   extraction, thread compression) fence it the same way, with a nonce per model call.
 2. **Datamarking** (Microsoft's Spotlighting): every line of untrusted text inside a
    fence starts with `labels.DATAMARK` (`datamark`, `fit_untrusted`), so no history line
    can begin like one of our labels or a role prefix, and the system prompt says so.
@@ -386,9 +387,18 @@ def fit_untrusted(text: str, *, language: str, nonce: str, limit: int, keep: str
     clean = sanitize_untrusted(text, language=language, nonce=nonce).strip("\n")
     budget = limit
     for _ in range(6):
-        marked = datamark(truncate_tokens(clean, budget, keep=keep) if budget > 0 else "")
-        over = count_tokens(marked) - limit
-        if over <= 0:
+        cut = truncate_tokens(clean, budget, keep=keep) if budget > 0 else ""
+        shown = cut
+        if cut != clean:
+            # A cut mid-line leaves a line the sanitizer has not read ("…系统提示：" now
+            # starts one); lines it has read come back unchanged.
+            shown = sanitize_untrusted(cut, language=language, nonce=nonce)
+        marked = datamark(shown)
+        size = count_tokens(marked)
+        if size <= limit:
             return marked
-        budget -= max(over, 1)
+        # Shrink what was cut (a text that fits as it is but not datamarked, with many short
+        # or blank lines, may sit far under the budget) by the share the datamarks add.
+        cut_size = count_tokens(cut)
+        budget = min(cut_size - 1, cut_size * limit // size)
     return ""

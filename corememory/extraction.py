@@ -1,5 +1,11 @@
 """The extraction question (with red line 1) and a tolerant reader of the answer.
 
+The exchange is untrusted (the teacher's words, and an output that may echo a retrieved
+document), so it is fenced as the run prompt fences history (core.fencing): each call
+draws a fresh nonce that the opening and closing lines carry and the system prompt
+names, and every line of the exchange is sanitized and datamarked, so no text inside it
+can end the exchange early and add instructions of its own.
+
 Models answer with a JSON list, a JSON list inside a code fence or prose, a bulleted
 list, or NONE in any case and language. `parse_facts` returns the proposed facts, an
 empty list for "nothing worth keeping", and None only when it cannot tell.
@@ -10,9 +16,8 @@ import re
 from dataclasses import dataclass
 
 from core import labels
-from core.fencing import sanitize_untrusted
+from core.fencing import DATAMARK, fence_rules, fit_untrusted, new_nonce, with_nonce
 from core.text import clean_text
-from core.tokens import truncate_tokens
 
 INPUT_TOKENS = 1500
 OUTPUT_TOKENS = 1000
@@ -46,15 +51,24 @@ SPEAKERS = labels.EXTRACTION_SPEAKERS
 
 
 def extraction_messages(*, input: str, output: str, language: str) -> list[dict]:
+    """The system prompt (the fence rules naming a fresh nonce, then the question) and the
+    exchange: our speaker lines, each followed by its datamarked text (the datamarks
+    count in INPUT_TOKENS / OUTPUT_TOKENS), between boundary lines carrying the nonce."""
     language = language if language in SYSTEM else "zh"
+    nonce = new_nonce()
     teacher, assistant = SPEAKERS[language]
+
+    def untrusted(text: str, limit: int) -> str:
+        return fit_untrusted(text, language=language, nonce=nonce, limit=limit) or DATAMARK
+
     exchange = "\n".join([
-        OPEN[language],
-        f"{teacher} {truncate_tokens(sanitize_untrusted(input, language=language), INPUT_TOKENS)}",
-        f"{assistant} {truncate_tokens(sanitize_untrusted(output, language=language), OUTPUT_TOKENS)}",
-        CLOSE[language],
+        with_nonce(OPEN[language], nonce),
+        teacher, untrusted(input, INPUT_TOKENS),
+        assistant, untrusted(output, OUTPUT_TOKENS),
+        with_nonce(CLOSE[language], nonce),
     ])
-    return [{"role": "system", "content": SYSTEM[language]}, {"role": "user", "content": exchange}]
+    system = f"{fence_rules(language, nonce)}\n\n{SYSTEM[language]}"
+    return [{"role": "system", "content": system}, {"role": "user", "content": exchange}]
 
 
 @dataclass(frozen=True)

@@ -3,10 +3,15 @@
 The Chinese boundary text is the seed's §2.2 wording, verbatim; the English one says
 the same thing. Both are what a model reads, so they follow the agent's language
 rather than the teacher's interface language.
+
+The compression and "shorten it" prompts show untrusted text (the transcript, and a
+summary a model wrote from it) the way the run prompt shows history (core.fencing): the
+caller draws a fresh nonce per call and fits the text with it (sanitized, datamarked);
+here the fences' opening and closing lines carry it and the system prompt names it.
 """
 
 from core import labels
-from core.fencing import sanitize_untrusted
+from core.fencing import DATAMARK, fence_rules, sanitize_untrusted, with_nonce
 from core.tokens import CHARS_PER_TOKEN_MAX, truncate_tokens
 
 FENCE = labels.THREAD_FENCE
@@ -58,18 +63,35 @@ SHORTEN_USER = {
 }
 
 
-def compress_messages(*, language: str, summary: str, transcript: str, limit: int) -> list[dict]:
+def compress_messages(*, language: str, nonce: str, summary: str, transcript: str, limit: int) -> list[dict]:
+    """`summary` and `transcript`: already fitted with `nonce` (every untrusted line datamarked)."""
     lang = language if language in COMPRESS_SYSTEM else "zh"
-    system = COMPRESS_SYSTEM[lang].format(limit=limit, chars=int(limit * 0.9), words=int(limit * 0.7))
-    user = COMPRESS_USER[lang].format(summary=summary or EMPTY_SUMMARY[lang], transcript=transcript)
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    marks = COMPRESS_USER[lang]
+    user = "\n".join([
+        _summary_fence(lang, nonce, summary or EMPTY_SUMMARY[lang]), "",
+        with_nonce(marks["open"], nonce), transcript, with_nonce(marks["close"], nonce), "",
+        marks["ask"],
+    ])
+    return [{"role": "system", "content": _system(lang, nonce, limit)}, {"role": "user", "content": user}]
 
 
-def shorten_messages(*, language: str, summary: str, limit: int) -> list[dict]:
+def shorten_messages(*, language: str, nonce: str, summary: str, limit: int) -> list[dict]:
+    """`summary`: already fitted with `nonce` (a model wrote it from untrusted text)."""
     lang = language if language in COMPRESS_SYSTEM else "zh"
-    system = COMPRESS_SYSTEM[lang].format(limit=limit, chars=int(limit * 0.9), words=int(limit * 0.7))
-    user = SHORTEN_USER[lang].format(summary=summary, limit=limit, chars=int(limit * 0.9), words=int(limit * 0.7))
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    user = SHORTEN_USER[lang].format(summary=_summary_fence(lang, nonce, summary or DATAMARK), limit=limit,
+                                     chars=int(limit * 0.9), words=int(limit * 0.7))
+    return [{"role": "system", "content": _system(lang, nonce, limit)}, {"role": "user", "content": user}]
+
+
+def _system(lang: str, nonce: str, limit: int) -> str:
+    """The fence rules naming this call's nonce, then the summariser's own rules."""
+    rules = COMPRESS_SYSTEM[lang].format(limit=limit, chars=int(limit * 0.9), words=int(limit * 0.7))
+    return f"{fence_rules(lang, nonce)}\n\n{rules}"
+
+
+def _summary_fence(lang: str, nonce: str, summary: str) -> str:
+    marks = COMPRESS_USER[lang]
+    return "\n".join([with_nonce(marks["summary"], nonce), summary, with_nonce(marks["summary_close"], nonce)])
 
 
 

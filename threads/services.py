@@ -8,7 +8,9 @@ Compression folds finished turns older than the last K into the thread's summary
 LLM call happens outside any transaction; the result is published with a
 compare-and-set on `summary_upto_at`, so two workers folding the same thread can't
 overwrite each other: the loser re-reads and recomputes, and a failure leaves the
-cursor where it was for the next run's job to catch up.
+cursor where it was for the next run's job to catch up. Each compression call fences
+its untrusted text (the transcript, the summary so far) as a run fences history: a
+fresh nonce per call on the boundary lines, every line of that text datamarked.
 """
 
 import logging
@@ -18,6 +20,7 @@ from django.utils import timezone
 
 from core import redline
 from core.errors import AppError
+from core.fencing import DATAMARK, datamark, fit_untrusted, new_nonce
 from core.text import validate_text
 from agents.memory_llm import memory_complete, memory_model_available, memory_op_record
 from agents.models import MemoryOp, Run
@@ -33,7 +36,7 @@ TITLE_MAX = 200
 
 #: one compression call sees at most this many transcript tokens …
 COMPRESS_CHUNK_TOKENS = 2400
-#: … of at most this many turns, each cut to this many tokens (input, output)
+#: … of at most this many turns, each cut to this many tokens (input, output; datamarks counted)
 COMPRESS_CHUNK_TURNS = 12
 COMPRESS_TURN_TOKENS = (300, 500)
 #: chunks one job folds before leaving the rest to the next job
@@ -44,6 +47,12 @@ COMPRESS_MAX_RACES = 5
 COMPRESS_SHORTEN_TRIES = 1
 #: an extractive summary keeps at most this much of each request
 EXTRACTIVE_TURN_TOKENS = 120
+#: a summary shown to the summariser is cut (its oldest part first) to this many times the
+#: summary budget, datamarks counted: the stored summary (at most the budget as text, and
+#: about two tokens a line more datamarked) is shown whole …
+COMPRESS_SUMMARY_SHOWN = 2
+#: … and a model's too-long summary, in the "shorten it" request, cut to this many times
+SHORTEN_SUMMARY_SHOWN = 4
 
 
 def thread_title_from_input(text: str) -> str:
@@ -170,19 +179,27 @@ def _chunk(turns: list[Run]) -> list[Run]:
 
 
 def _tokens_up_to(text: str, limit: int) -> int:
-    return min(count_tokens(text[: limit * CHARS_PER_TOKEN_MAX]), limit)
+    """About what `text` takes in a transcript, cut to `limit`: datamarked, as it is shown."""
+    return min(count_tokens(datamark(text[: limit * CHARS_PER_TOKEN_MAX])), limit)
 
 
-def transcript_of(turns: list[Run], *, language: str) -> str:
-    """The turns as untrusted data: sanitized, each side cut, a failed turn only a placeholder."""
+def transcript_of(turns: list[Run], *, language: str, nonce: str) -> str:
+    """The turns as untrusted data, shaped like the run prompt's recent turns: our speaker
+    lines, each followed by its text sanitized, cut and datamarked with the call's nonce;
+    a failed turn only a placeholder, a stopped one our line saying so."""
     marks = prompts.fence(language)
     input_limit, output_limit = COMPRESS_TURN_TOKENS
+
+    def untrusted(text: str, limit: int) -> str:
+        return fit_untrusted(text, language=language, nonce=nonce, limit=limit) or DATAMARK
+
     lines = []
     for turn in turns:
-        lines.append(marks["user"] + _untrusted(turn.input, language=language, limit=input_limit))
+        lines += [marks["user"].strip(), untrusted(turn.input, input_limit)]
         if turn.has_output:
-            stopped = f" {marks['stopped']}" if turn.status == Run.Status.STOPPED else ""
-            lines.append(marks["assistant"] + _untrusted(turn.output, language=language, limit=output_limit) + stopped)
+            lines += [marks["assistant"].strip(), untrusted(turn.output, output_limit)]
+            if turn.status == Run.Status.STOPPED:
+                lines.append(marks["stopped"])
         else:
             lines.append(marks["assistant"] + marks["failed"])
     return "\n".join(lines)
@@ -191,6 +208,12 @@ def transcript_of(turns: list[Run], *, language: str) -> str:
 def _untrusted(text: str, *, language: str, limit: int, keep: str = "head") -> str:
     # The compression prompt's own labels are in the registry: the sanitizer covers them.
     return prompts.untrusted_text(text, language=language, limit=limit, keep=keep)
+
+
+def _fenced_summary(text: str, *, language: str, nonce: str, limit: int) -> str:
+    """A summary shown to the summariser (written by a model from untrusted text): its
+    newest part, fitted like history with the call's nonce."""
+    return fit_untrusted(text, language=language, nonce=nonce, limit=limit, keep="tail")
 
 
 def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> tuple[str, MemoryOp] | None:
@@ -207,10 +230,12 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> tupl
     language = agent.language
     limit = agent.budget_thread_summary
     scope = {"agent": agent, "kind": "compress", "run": run, "thread": thread}
+    nonce = new_nonce()  # one per model call: only the lines carrying it are boundaries
     messages = prompts.compress_messages(
         language=language,
-        summary=_untrusted(summary, language=language, limit=limit, keep="tail"),
-        transcript=transcript_of(turns, language=language),
+        nonce=nonce,
+        summary=_fenced_summary(summary, language=language, nonce=nonce, limit=limit * COMPRESS_SUMMARY_SHOWN),
+        transcript=transcript_of(turns, language=language, nonce=nonce),
         limit=limit,
     )
     result = memory_complete(**scope, messages=messages, max_tokens=limit + 200)
@@ -223,9 +248,10 @@ def _fold(*, agent, thread: Thread, run, summary: str, turns: list[Run]) -> tupl
     for _ in range(COMPRESS_SHORTEN_TRIES):
         if count_tokens(new_summary) <= limit:
             break
-        too_long = _untrusted(new_summary, language=language, limit=limit * 4, keep="tail")
+        nonce = new_nonce()
+        too_long = _fenced_summary(new_summary, language=language, nonce=nonce, limit=limit * SHORTEN_SUMMARY_SHOWN)
         shorter = memory_complete(
-            **scope, messages=prompts.shorten_messages(language=language, summary=too_long, limit=limit),
+            **scope, messages=prompts.shorten_messages(language=language, nonce=nonce, summary=too_long, limit=limit),
             max_tokens=limit + 100,
         )
         if shorter is None or not shorter.text.strip():

@@ -108,6 +108,20 @@ def test_fitted_untrusted_text_stays_within_its_limit_with_every_line_datamarked
     assert "[System]" not in out
 
 
+def test_a_text_that_fits_as_it_is_but_not_datamarked_is_cut_not_dropped():
+    """Many short lines under the limit, over it once each carries a datamark: the newest
+    lines are kept within the limit (it used to come back empty)."""
+    from core.fencing import DATAMARK, fit_untrusted
+    from core.tokens import count_tokens
+
+    text = "\n".join(f"binary tree traversal revision {i}" for i in range(100))
+    assert count_tokens(text) < 880 < count_tokens("\n".join(DATAMARK + line for line in text.split("\n")))
+    out = fit_untrusted(text, language="en", nonce="kqfwmzrah", limit=880, keep="tail")
+    assert 800 < count_tokens(out) <= 880
+    assert out.endswith(f"{DATAMARK}binary tree traversal revision 99")
+    assert all(line.startswith(DATAMARK) for line in out.split("\n"))
+
+
 def test_the_context_endpoint_shows_the_runs_nonce(api, agent):
     run_id = api.run(agent, "出一道二叉树的题").json()["run_id"]
     context = api.get(f"/api/runs/{run_id}/context").json()

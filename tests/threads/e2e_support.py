@@ -18,6 +18,7 @@ import uuid
 from pathlib import Path
 
 from agents.providers.scripted import default_responder
+from tests.threads.helpers import read_compression
 
 BARRIER_TIMEOUT = 30.0
 
@@ -44,7 +45,8 @@ def responder(messages, purpose):
         return "收到：" + text.rsplit("\n", 1)[-1]
     if purpose != "compress":
         return default_responder(messages, purpose)  # other layers' memory work
-    turns = [line.split(" ", 2)[1] for line in text.splitlines() if line.startswith("‹用户› ")]
+    previous, asked = read_compression(text)
+    turns = [request.split(" ", 1)[0] for request in asked or []]
     call = uuid.uuid4().hex
     _record("start", call=call, thread=turns[0][0] if turns else "", turns=turns)
     if os.environ.get("THREADS_E2E_BARRIER") == "1":
@@ -52,8 +54,7 @@ def responder(messages, purpose):
         while time.time() < deadline and not any(r["pid"] != os.getpid() for r in records(_log_dir(), "start")):
             time.sleep(0.05)
     time.sleep(float(os.environ.get("THREADS_E2E_COMPRESS_SLEEP", "0")))
-    previous = text.split("\n", 1)[1].split("\n\n", 1)[0].strip()
-    summary = "；".join(part for part in [previous if previous != "（无）" else "", *turns] if part)
+    summary = "；".join(part for part in [previous, *turns] if part)
     _record("end", call=call, summary=summary)
     return summary
 

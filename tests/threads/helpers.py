@@ -3,6 +3,7 @@
 import re
 
 from agents.providers import scripted
+from core import labels
 from core.fencing import DATAMARK
 from threads.prompts import FENCE
 
@@ -66,16 +67,48 @@ def thread_section(prompt: str, marks=ZH) -> str:
     return inner.split(marks["close"], 1)[0]
 
 
+def fenced_lines(prompt: str, opening: str, closing: str) -> list[str] | None:
+    """The lines between a fence's opening and closing line (matched without their nonce
+    tags); None when the prompt has no such fence."""
+    lines = without_nonce(prompt).split("\n")
+    if opening not in lines:
+        return None
+    start = lines.index(opening) + 1
+    return lines[start:lines.index(closing, start)]
+
+
+def unmarked(lines: list[str]) -> str:
+    """Datamarked lines as the text they show (our own lines, such as "（无）" for no summary, dropped)."""
+    return "\n".join(line[len(DATAMARK):] for line in lines if line.startswith(DATAMARK))
+
+
+def read_compression(prompt: str) -> tuple[str, list[str] | None]:
+    """A compression call's user message read as a scripted model would: (the summary it
+    shows, "" for none; the folded turns' inputs, oldest first, or None for a "shorten it"
+    request, which shows only a summary)."""
+    for language, marks in labels.COMPRESS_USER.items():
+        summary = fenced_lines(prompt, marks["summary"], marks["summary_close"])
+        if summary is None:
+            continue
+        transcript = fenced_lines(prompt, marks["open"], marks["close"])
+        if transcript is None:
+            return unmarked(summary), None
+        user, inputs = FENCE[language]["user"].strip(), []
+        for index, line in enumerate(transcript):
+            if line == user:
+                end = next((i for i in range(index + 1, len(transcript)) if not transcript[i].startswith(DATAMARK)),
+                           len(transcript))
+                inputs.append(unmarked(transcript[index + 1:end]))
+        return unmarked(summary), inputs
+    raise AssertionError(f"not a compression prompt: {prompt[:200]!r}")
+
+
 def digest_responder(messages, purpose):
     """Chat as the default responder; compression as "previous summary；input；input…",
     so a test can see exactly which turns were folded, in which order, how often."""
     if purpose != "compress":
         return scripted.default_responder(messages, purpose)
-    text = messages[-1]["content"]
-    if not text.startswith(("[已有摘要]", "[Current summary]")):
-        return text.rsplit("\n\n", 1)[-1]  # a "shorten it" request: return the summary as it is
-    previous = text.split("\n", 1)[1].split("\n\n", 1)[0].strip()
-    if previous in ("（无）", "(none)"):
-        previous = ""
-    asked = [line.split(" ", 1)[1] for line in text.splitlines() if line.startswith(("‹用户› ", "‹User› "))]
+    previous, asked = read_compression(messages[-1]["content"])
+    if asked is None:
+        return previous  # a "shorten it" request: return the summary as it is
     return "；".join(part for part in [previous, *asked] if part)
