@@ -2,6 +2,7 @@
 can erase while the real worker still has jobs queued and in progress."""
 
 import json
+import re
 import time
 
 from agents.providers.scripted import default_responder
@@ -14,7 +15,7 @@ def respond(messages, purpose):
         return default_responder(messages, purpose)
     time.sleep(MEMORY_CALL_SECONDS)
     if purpose == "extract":
-        user = messages[-1]["content"] if messages else ""
-        word = next((w for w in user.split() if w.startswith("kanari")), "")
-        return json.dumps([{"fact": f"{word} 偏好选择题", "confidence": 0.8}]) if word else "NONE"
+        # The canary sits on a fenced, datamarked line ("┆kanari…"), so it is searched, not split out.
+        found = re.search(r"kanari[0-9a-f]+", messages[-1]["content"] if messages else "")
+        return json.dumps([{"fact": f"{found.group()} 偏好选择题", "confidence": 0.8}]) if found else "NONE"
     return default_responder(messages, purpose)
