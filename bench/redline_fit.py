@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 DATA = ROOT / "bench" / "data" / "redline"
 CACHE = ROOT / "bench" / ".cache" / "redline_vectors.npz"
-MAX_BENIGN_REFUSED = 0.01  # held-out sets refuse about a point more benign sentences than this estimate
+MAX_BENIGN_REFUSED = 0.015  # out of fold; the goal is at most 2 % on held-out messages
 L2 = 30.0
 HIGHS = (0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
 LOWS = (0.1, 0.2, 0.3, 0.5, 0.7)
@@ -50,7 +50,7 @@ CLAUSE_HIGHS = (0.9, 0.95, 0.98, 0.99, 1.01)  # 1.01: clauses never refuse alone
 # former held-out rounds c, d), not on
 # those written as near-twin pairs (c, d: the same words, one sensitive and one not), which
 # teach the judge where the line is but do not look like what teachers type.
-CHOOSE_ON = ("written_a_", "written_b_", "written_round_")
+CHOOSE_ON = ("written_a_", "written_b_", "written_round_", "written_g_")
 JOINED = 1500
 
 
@@ -210,11 +210,13 @@ def clause_p(texts: list[str], params, classes) -> np.ndarray:
 
 def combine(p, pc, rule_kinds, texts, high, low, clause_high):
     """screen()'s decision (core.redline.decide) for each text."""
+    from core.normalize import disguised
     from core.redline import decide
     from core.redline.learned import Judgement, Params
 
     limits = Params((), None, None, None, None, high, low, clause_high)
-    return np.array([bool(decide(kinds, Judgement(float(a), "score", float(b)), chars=len(text), limits=limits))
+    return np.array([bool(decide(kinds, Judgement(float(a), "score", float(b)), chars=len(text), limits=limits,
+                                 disguised=bool(kinds) and disguised(text)))
                      for a, b, kinds, text in zip(p, pc, rule_kinds, texts, strict=True)])
 
 

@@ -40,7 +40,7 @@ import unicodedata
 import opencc
 from confusable_homoglyphs import utils as _confusable_data
 
-__all__ = ["fold", "normalize", "to_simplified"]
+__all__ = ["disguised", "fold", "normalize", "to_simplified"]
 
 _MAX_UNESCAPE_ROUNDS = 4
 
@@ -350,3 +350,66 @@ def normalize(text: str) -> str:
     text = _DIGIT_CHAIN.sub(_collapse_digit_chain, text)
     text = _STRAY_LETTERS.sub(_stray_letters, text)
     return text
+
+
+# --- is the text disguised? -------------------------------------------------------------
+# Nobody types an invisible character between two digits, a Devanagari digit, a Cyrillic
+# letter inside an English word or "A.D.H.D" by accident. The red line lets its rules
+# stand on such a text whatever its learned judge says (the judge was fitted on ordinary
+# sentences and reads a disguise badly).
+
+_ENTITY = re.compile(r"&(?:#\d{1,7}|#x[0-9a-f]{1,6}|[a-z][a-z0-9]{1,30});", re.IGNORECASE)
+_LATIN_WORD = re.compile(r"[^\W\d_]{2,}")
+# yi4yu4zheng4 (not H1N1: each syllable has two letters or more)
+_PINYIN_TONES = re.compile(r"(?<![a-z0-9])(?:[a-z]{2,6}[1-5]){2,}(?![a-z0-9])")
+_FULLWIDTH_DIGITS = frozenset(chr(c) for c in range(0xFF10, 0xFF1A))
+_SPELLED_OUT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z](?:(?:[.\-_·*/]\s?|\s)[A-Za-z]){3,}(?![A-Za-z0-9])")
+_LEET_WORD = re.compile(r"(?<![a-z0-9])(?=[a-z0-9]*[a-z][013457][a-z])(?=(?:[a-z0-9]*[a-z]){3})[a-z0-9]{5,}(?![a-z0-9])")
+
+
+def _hiding_char(char: str) -> bool:
+    if char.isascii() or char in _FULLWIDTH_DIGITS:
+        return False
+    category = unicodedata.category(char)
+    if category in ("Cf", "Mn", "Me", "Cs", "Co") or char in _BLANK_LETTERS:
+        return True
+    if category == "Cc":
+        return char not in "\t\n\r"
+    return char.isdecimal() or (category == "No" and unicodedata.numeric(char, None) is not None)
+
+
+def _mixed_script(word: str) -> bool:
+    """A word of Latin letters with a look-alike from another script inside (Cyrillic а in
+    "grаde"), or of look-alikes alone once folded (math bold is NFKC'd before this)."""
+    if word.isascii() or not any(c.isascii() for c in word):
+        return False
+    table = _confusable_to_latin()
+    return any(ord(c) in table for c in word if not c.isascii())
+
+
+def disguised(text: str) -> bool:
+    """Whether `text` looks written to slip past a filter: invisible, format, tag or
+    combining characters, digits of another script or circled ones, a look-alike letter in a
+    Latin word, HTML entities, letters spelled one by one (A.D.H.D, "E m m a"), leetspeak
+    (d3pr3ss10n) or pinyin with tone numbers. Ordinary text, traditional characters and
+    full-width digits included, is not."""
+    if not text:
+        return False
+    if not text.isascii():
+        composed = unicodedata.normalize("NFC", text)
+        if any(_hiding_char(c) for c in composed):
+            return True
+        if any(_mixed_script(word) for word in _LATIN_WORD.findall(unicodedata.normalize("NFKC", composed))):
+            return True
+    if "&" in text and _ENTITY.search(text):
+        return True
+    lower = text.casefold()
+    if any(not _in_order(m.group()) for m in _SPELLED_OUT.finditer(text)):
+        return True
+    return bool(_LEET_WORD.search(lower) or _PINYIN_TONES.search(lower))
+
+
+def _in_order(run: str) -> bool:
+    """A B C D, a/b/c/d: the options of a question, not a word spelled out."""
+    letters = [c for c in run.casefold() if c.isalpha()]
+    return all(ord(b) - ord(a) == 1 for a, b in zip(letters, letters[1:]))

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext_lazy as _
 
-from core.normalize import normalize
+from core.normalize import disguised, normalize
 from core.redline import learned, scores, situations, terms
 from core.redline.numbers import id18_check_digit, is_bank_card, is_id_number, is_mobile, luhn_ok, number_kinds
 from core.redline.terms import TERMS_FILE
@@ -256,15 +256,18 @@ def screen(text: str) -> Verdict:
     judged = learned.judge(text)
     if judged is None:
         return verdict
-    return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=learned.params()))
+    return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=learned.params(),
+                          disguised=bool(verdict.kinds) and disguised(text)))
 
 
 def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int,
-           limits: learned.Params) -> tuple[str, ...]:
+           limits: learned.Params, disguised: bool = False) -> tuple[str, ...]:
     """`screen()`'s decision from what the rules found in a text of `chars` characters and
-    what the judge made of it (bench/redline_fit.py chooses the limits with this function)."""
+    what the judge made of it (bench/redline_fit.py chooses the limits with this function).
+    On a `disguised` text (core.normalize.disguised: invisible characters, other scripts'
+    digits, look-alike letters, A.D.H.D …) what the rules find stands."""
     kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS}
-    if judged.sensitive > limits.low or chars < _RULES_STAND_BELOW_CHARS:
+    if judged.sensitive > limits.low or chars < _RULES_STAND_BELOW_CHARS or disguised:
         kinds.update(rule_kinds)
     if (judged.sensitive > limits.high or judged.clause > limits.clause_high) and not kinds:
         kinds.add(judged.kind)

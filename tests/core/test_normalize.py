@@ -3,6 +3,7 @@ a careless paste) uses; the second table is ordinary text that must keep its mea
 
 import pytest
 
+from core import normalize as normalize_module
 from core.normalize import normalize, to_simplified
 
 FOLDED = [
@@ -121,3 +122,24 @@ def test_to_simplified_folds_traditional_and_leaves_the_rest():
     assert to_simplified("學生的數學成績") == "学生的数学成绩"
     assert to_simplified("Grade 10 物理") == "Grade 10 物理"
     assert to_simplified("") == ""
+
+
+# --- disguised(): text written to slip past a filter ---------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "周可心有\u200b哮喘", "手机 1\U000E00213800138000", "数学 \u0669\u0662 分", "考了❾❷分", "grаde F (Cyrillic а)",
+    "diagnosed with &#65;DHD", "she has A.D.H.D", "E m m a  g o t  a n  F", "he has d3pr3ss10n",
+    "ta you yi4yu4zheng4", "抑\u0301郁症",
+])
+def test_a_disguise_is_seen(text):
+    assert normalize_module.disguised(text)
+
+
+@pytest.mark.parametrize("text", [
+    "帮我出一份数据结构试卷，简答题换两道", "張老師說期中考試延後一週", "第１题和第２题的答案对调",
+    "选择题的选项 A B C D 顺序打乱", "Use e.g. and i.e. correctly in the essay", "Café culture in Year 9 French",
+    "The H1N1 flu unit for biology", "Rock & roll history & culture lesson", "mp3 files for the listening test",
+    "",
+])
+def test_ordinary_text_is_not_disguised(text):
+    assert not normalize_module.disguised(text)

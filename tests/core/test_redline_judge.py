@@ -65,7 +65,7 @@ def test_the_judge_alone_refuses_above_high_or_on_one_clause_above_clause_high()
 def test_the_committed_weights_are_whole():
     p = learned.params()
     assert p.classes == ("none", *KINDS)
-    assert p.weights.shape == (embedding.DIM + learned.NGRAM_DIM, len(p.classes))
+    assert p.weights.shape == (learned.FEATURE_DIM, len(p.classes))
     assert 0 < p.low <= p.high <= p.clause_high and np.isfinite(p.weights).all()
 
 
@@ -144,3 +144,45 @@ def test_recheck_refuses_at_injection_what_screen_refuses(teacher_api, agent, te
     assert core["items"] == [kept.pk]
     assert "陈可欣" not in "\n".join(m["content"] for m in context["messages"])
     assert redline.recheck(LESSONS[0]) == redline.screen(LESSONS[0]) == redline.Verdict()
+
+
+def test_on_a_disguised_text_the_rules_stand_whatever_the_judge_says():
+    assert decide(("health",), judged(0.0), chars=40, limits=LIMITS, disguised=True) == ("health",)
+    assert decide(("health",), judged(0.0), chars=40, limits=LIMITS, disguised=False) == ()
+
+
+def test_screen_lets_the_rules_stand_on_a_disguised_sentence(monkeypatch):
+    # a judge that sees nothing: only the disguise keeps the rules' verdict
+    monkeypatch.setattr(learned, "judge", lambda text: judged(0.0))
+    plain = "Tell the PE teacher that Daniel has asthma and must not run the 800 m today"
+    hidden = plain.replace("asthma", "a\u200bsthma")
+    assert redline.check(hidden).kind == "health"
+    assert redline.screen(plain).ok and not redline.screen(hidden).ok
+
+
+# --- names_person(): the feature that tells the judge a sentence is about someone ---------
+
+@pytest.mark.parametrize("text", [
+    "李思远最近上课总走神", "小刘这次作业没交", "她说下周请假", "该生上课爱讲话", "这个孩子很内向",
+    "Mia forgot her homework again", "Please ask Mr Hughes about the trip", "I think he needs more support",
+    "周一到校后，请把韩雪的作业本还给她",
+])
+def test_a_sentence_about_someone_names_a_person(text):
+    assert learned.names_person(text)
+
+
+@pytest.mark.parametrize("text", [
+    "帮我出一套二叉树的练习题", "其他题目保持不变", "期中考试安排在下周三", "小学数学的分数应用题",
+    "Design a lesson on photosynthesis for Year 8", "Monday's quiz covers chapters 3 and 4",
+    "各位同学请注意作业截止时间", "老师们周五下午教研",
+])
+def test_a_sentence_about_no_one_names_no_person(text):
+    assert not learned.names_person(text)
+
+
+def test_weights_fitted_for_other_features_leave_the_rules_alone(monkeypatch, caplog):
+    # features of another length than the committed weights expect (a refit forgotten)
+    monkeypatch.setattr(learned, "features", lambda vector, text: np.zeros(10, dtype=np.float32))
+    with caplog.at_level(logging.ERROR, logger="core.redline.learned"):
+        assert learned._judge_cached("小雨最近状态很差，医生开了药") is None
+    assert "refit" in caplog.text
