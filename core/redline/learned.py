@@ -116,6 +116,11 @@ def _names_in_han(text: str) -> bool:
     return any(flag == "nr" and len(word) >= 2 for word, flag in _jieba_posseg.cut(text))
 
 
+def warm_up() -> None:
+    """Load jieba's part-of-speech tagger now (about a second), not in a teacher's first fact."""
+    _names_in_han("预热")
+
+
 def names_person(text: str) -> bool:
     """Whether `text` names or points at a person: a Chinese personal name (jieba's `nr`),
     小X / X同学 / 他 / 这个学生, an English pronoun, title or a capitalised word that is

@@ -186,3 +186,8 @@ def test_weights_fitted_for_other_features_leave_the_rules_alone(monkeypatch, ca
     with caplog.at_level(logging.ERROR, logger="core.redline.learned"):
         assert learned._judge_cached("小雨最近状态很差，医生开了药") is None
     assert "refit" in caplog.text
+
+
+def test_warm_up_loads_the_tagger_before_the_first_fact():
+    learned.warm_up()
+    assert learned._jieba_posseg is not None
