@@ -50,7 +50,7 @@ CLAUSE_HIGHS = (0.9, 0.95, 0.98, 0.99, 1.01)  # 1.01: clauses never refuse alone
 # former held-out rounds c, d), not on
 # those written as near-twin pairs (c, d: the same words, one sensitive and one not), which
 # teach the judge where the line is but do not look like what teachers type.
-CHOOSE_ON = ("written_a_", "written_b_", "written_round_", "written_g_")
+CHOOSE_ON = ("written_a_", "written_b_", "written_round_", "written_g_", "written_j_")
 JOINED = 1500
 
 

@@ -18,7 +18,8 @@ teacher's original text. The steps, in order:
 6. numbers written in words become digits: runs of two or more Chinese numerals
    including 〇, 大写 壹贰叁 and mixed forms (一三八…, 1三8一…, 九十二, 一百零五; a
    single character such as 张三's or 第三's stays a word), and English number words
-   (one three eight …, ninety-two);
+   (one three eight …, ninety-two) and pinyin digits read out one by one (yao san ba …,
+   seven or more);
 7. letters spelled one by one are joined (A.D.H.D -> adhd);
 8. o, l and i inside a run of digits are read as 0 and 1 (138l2345678), and one or two
    other letters dropped into a number of ten digits or more are removed; separators
@@ -203,6 +204,21 @@ def _en_digit_run(match: re.Match) -> str:
     return " ".join(out)
 
 
+# A number read out digit by digit in pinyin (yao san ba ling …; "yao" is how 1 is said in a
+# phone number): seven syllables or more in a row, which ordinary pinyin never is.
+_PINYIN_DIGITS = {"ling": 0, "dong": 0, "yi": 1, "yao": 1, "er": 2, "liang": 2, "san": 3, "si": 4, "wu": 5,
+                  "liu": 6, "qi": 7, "ba": 8, "jiu": 9, "guai": 7}
+_PINYIN_DIGIT = "(?:" + "|".join(sorted(_PINYIN_DIGITS, key=len, reverse=True)) + ")"
+_PINYIN_DIGIT_RUN = re.compile(rf"(?<![a-z0-9]){_PINYIN_DIGIT}(?:[\s,\-]*{_PINYIN_DIGIT}){{6,}}(?:[\s\-]*x)?(?![a-z0-9])")
+
+
+def _pinyin_digit_run(match: re.Match) -> str:
+    run = match.group()
+    words = re.findall(_PINYIN_DIGIT, run)
+    tail = "x" if run.endswith("x") else ""  # an identity number's check character
+    return "".join(str(_PINYIN_DIGITS[word]) for word in words) + tail
+
+
 def _en_numbers(text: str) -> str:
     if not text.isascii() and not re.search("[a-z]", text):
         return text
@@ -210,6 +226,7 @@ def _en_numbers(text: str) -> str:
                            text)
     text = _EN_TEENS_RE.sub(lambda m: str(_EN_TEENS[m.group(1)]), text)
     text = _EN_DIGIT_RUN.sub(_en_digit_run, text)
+    text = _PINYIN_DIGIT_RUN.sub(_pinyin_digit_run, text)
     text = _EN_HUNDRED.sub(lambda m: str(int(m.group(1)) * 100 + int(m.group(2) or 0)), text)
     return text
 

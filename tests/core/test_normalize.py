@@ -51,6 +51,8 @@ FOLDED = [
     ("Chinese digits in groups", "一三八 一二三四 五六七八", "13812345678"),
     ("English digit words", "one three eight one two three four five six seven eight", "13812345678"),
     ("double and oh", "one three eight double one oh two", "1 3 8 11 0 2"),
+    ("pinyin digit words", "dianhua yao san ba, yi er san si wu liu qi ba", "dianhua 13812345678"),
+    ("pinyin digits with an identity number's x", "sfz ling yi er san si wu liu qi ba jiu x", "sfz 0123456789x"),
     ("English tens", "scored ninety-two", "scored 92"),
     ("English teens", "got fifteen", "got 15"),
     ("spelled letters", "A.D.H.D.", "adhd"),
@@ -93,6 +95,7 @@ KEPT = [
     ("times side by side", "10:30-11:45 12:30-13:45", "10:30-11:45 12:30-13:45"),
     ("answer options two spaces apart", "选 A  B  C  D", "选 a  b  c  d"),
     ("a short spaced list", "a b  c d", "a b  c d"),
+    ("ordinary pinyin with digit syllables", "wo men yi qi qu ba, ni shi er ba", "wo men yi qi qu ba, ni shi er ba"),
     ("empty", "", ""),
 ]
 
