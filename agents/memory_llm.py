@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from agents.models import MemoryOp
 from agents.providers import ProviderError, memory_providers, price
+from core.fencing import strip_datamarks
 from core.tokens import count_tokens
 
 log = logging.getLogger(__name__)
@@ -57,7 +58,7 @@ def memory_complete(
             output_tokens=completion.completion_tokens,
             cost=price(completion.model or provider.model, completion.prompt_tokens, completion.completion_tokens),
         )
-        return MemoryCallResult(text=completion.text, op=op)
+        return MemoryCallResult(text=strip_datamarks(completion.text), op=op)
     return None
 
 

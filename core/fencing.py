@@ -370,6 +370,12 @@ def fence_rules(language: str, nonce: str) -> str:
     return rules.format(tag=nonce_tag(nonce), mark=DATAMARK)
 
 
+def strip_datamarks(text: str) -> str:
+    """A model's answer without the datamarks it copied from the fenced text it was shown
+    (a summary stored with them would read ┆ at every line, and be fenced twice later)."""
+    return text.replace(DATAMARK, "") if text else text
+
+
 def datamark(text: str) -> str:
     """Every line of `text` starting with the datamark ("" stays "")."""
     if not text:
