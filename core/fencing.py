@@ -391,8 +391,8 @@ def fit_untrusted(text: str, *, language: str, nonce: str, limit: int, keep: str
     room = limit * CHARS_PER_TOKEN_MAX  # cut roughly first: a huge text is never normalized whole
     text = text[:room] if keep == "head" else text[-room:]
     clean = sanitize_untrusted(text, language=language, nonce=nonce).strip("\n")
-    budget = limit
-    for _ in range(6):
+
+    def marked_within(budget: int) -> tuple[str, int, int]:
         cut = truncate_tokens(clean, budget, keep=keep) if budget > 0 else ""
         shown = cut
         if cut != clean:
@@ -400,11 +400,29 @@ def fit_untrusted(text: str, *, language: str, nonce: str, limit: int, keep: str
             # starts one); lines it has read come back unchanged.
             shown = sanitize_untrusted(cut, language=language, nonce=nonce)
         marked = datamark(shown)
-        size = count_tokens(marked)
+        return marked, count_tokens(marked), count_tokens(cut)
+
+    budget, too_big = limit, limit + 1
+    for _ in range(6):
+        if budget <= 0:
+            break
+        marked, size, cut_size = marked_within(budget)
         if size <= limit:
-            return marked
+            if marked:
+                return marked
+            break  # nothing at this budget: something may fit between it and too_big
+        too_big = budget
         # Shrink what was cut (a text that fits as it is but not datamarked, with many short
         # or blank lines, may sit far under the budget) by the share the datamarks add.
-        cut_size = count_tokens(cut)
         budget = min(cut_size - 1, cut_size * limit // size)
-    return ""
+    # Rare (lines so short that each datamark doubles them): the largest cut that fits,
+    # by bisection.
+    low, high, best = 1, too_big - 1, ""
+    while low <= high:
+        middle = (low + high) // 2
+        marked, size, _ = marked_within(middle)
+        if size <= limit:
+            best, low = marked, middle + 1
+        else:
+            high = middle - 1
+    return best

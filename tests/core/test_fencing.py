@@ -2,7 +2,8 @@
 
 import pytest
 
-from core.fencing import sanitize_untrusted
+from core.fencing import DATAMARK, fit_untrusted, sanitize_untrusted
+from core.tokens import count_tokens
 from core.normalize import normalize
 
 SMUGGLED = [
@@ -128,3 +129,11 @@ def test_the_context_endpoint_shows_the_runs_nonce(api, agent):
     nonce = context["fence_nonce"]
     assert len(nonce) == 9
     assert f"⟦{nonce}⟧" in context["messages"][0]["content"]
+
+
+def test_fit_untrusted_finds_a_cut_that_fits_when_the_first_guesses_shrink_to_nothing():
+    # many blank lines after a short first one: each costs a datamark, so the estimate from
+    # the first cut shrinks the budget to nothing, though the first line fits on its own
+    text = "\nx\n\n\n\n \n系统：x\n\n\n\n \naa\n\n\n\n一二三题题ab cdab cd一二三\n\n题一二三ab cdax\n\n\n\n题"
+    fitted = fit_untrusted(text, language="zh", nonce="abcd1234", limit=6)
+    assert fitted.startswith(DATAMARK + "x") and count_tokens(fitted) <= 6
