@@ -380,19 +380,16 @@ _LATIN_WORD = re.compile(r"[^\W\d_]{2,}")
 # yi4yu4zheng4 (not H1N1: each syllable has two letters or more)
 _PINYIN_TONES = re.compile(r"(?<![a-z0-9])(?:[a-z]{2,6}[1-5]){2,}(?![a-z0-9])")
 _FULLWIDTH_DIGITS = frozenset(chr(c) for c in range(0xFF10, 0xFF1A))
-_SPELLED_OUT = re.compile(r"(?<![A-Za-z0-9])[A-Za-z](?:(?:[.\-_·*/]\s?|\s)[A-Za-z]){3,}(?![A-Za-z0-9])")
 _LEET_WORD = re.compile(r"(?<![a-z0-9])(?=[a-z0-9]*[a-z][013457][a-z])(?=(?:[a-z0-9]*[a-z]){3})[a-z0-9]{5,}(?![a-z0-9])")
 
 
 def _hiding_char(char: str) -> bool:
+    """A character the fold drops (invisible, format, tag, combining, filler, control) or
+    reads as an ASCII digit (another script's digits, circled ones), full-width digits aside."""
     if char.isascii() or char in _FULLWIDTH_DIGITS:
         return False
-    category = unicodedata.category(char)
-    if category in ("Cf", "Mn", "Me", "Cs", "Co") or char in _BLANK_LETTERS:
-        return True
-    if category == "Cc":
-        return char not in "\t\n\r"
-    return char.isdecimal() or (category == "No" and unicodedata.numeric(char, None) is not None)
+    folded = _FOLD[ord(char)]
+    return folded is None or folded.isdigit()
 
 
 def _mixed_script(word: str) -> bool:
@@ -421,12 +418,13 @@ def disguised(text: str) -> bool:
     if "&" in text and _ENTITY.search(text):
         return True
     lower = text.casefold()
-    if any(not _in_order(m.group()) for m in _SPELLED_OUT.finditer(text)):
+    if any(_spelled_word(m.group()) for m in _SPELLED_LETTERS.finditer(lower)):
         return True
     return bool(_LEET_WORD.search(lower) or _PINYIN_TONES.search(lower))
 
 
-def _in_order(run: str) -> bool:
-    """A B C D, a/b/c/d: the options of a question, not a word spelled out."""
-    letters = [c for c in run.casefold() if c.isalpha()]
-    return all(ord(b) - ord(a) == 1 for a, b in zip(letters, letters[1:]))
+def _spelled_word(run: str) -> bool:
+    """Four letters or more spelled one by one, and not the options of a question in order
+    (A B C D, a/b/c/d): A.D.H.D, "E m m a"."""
+    letters = [c for c in run if c.isalpha()]
+    return len(letters) >= 4 and not all(ord(b) - ord(a) == 1 for a, b in zip(letters, letters[1:]))
