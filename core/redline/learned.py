@@ -95,7 +95,6 @@ UK US USA China Beijing Shanghai London Europe Asia Africa America British Ameri
 Spring Summer Autumn Winter Fall GCSE SAT SATs IB AP Ofsted SEN SENCO PE RE PSHE ICT DT ESL EAL
 Mr Mrs Ms Miss Dr Here There Today Tomorrow Yesterday After Before Next Last First Second Third
 """.split())
-_PERSON_WORDS = frozenset({"Mr", "Mrs", "Ms", "Miss", "Dr"})
 #: a sentence's first word is a name when a person's verb or a possessive follows it
 _NAME_THEN_VERB = re.compile(r"(?:'s|’s|\s+(?:is|was|has|had|got|gets|scored|failed|passed|came|comes|needs|missed|"
                              r"forgot|lives|said|says|told|wants|asked|loves|likes|struggles|moved|did|does|"
@@ -129,9 +128,7 @@ def names_person(text: str) -> bool:
     if _ZH_PERSON.search(plain) or _EN_PERSON.search(text):
         return True
     for match in _CAPITALISED.finditer(text):
-        word = match.group(1)
-        if word in _PERSON_WORDS:
-            return True
+        word = match.group(1)  # titles (Mr, Dr …) were found by _EN_PERSON already
         if word in _NOT_NAMES:
             continue
         if not _SENTENCE_START.search(text[:match.start()]) or _NAME_THEN_VERB.match(text, match.end()):
