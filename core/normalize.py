@@ -182,9 +182,10 @@ _EN_TENS_RE = re.compile(r"\b(" + "|".join(_EN_TENS) + r")(?:[\s\-]+(" + "|".joi
                          + r"))?\b")
 _EN_TEENS_RE = re.compile(r"\b(" + "|".join(_EN_TEENS) + r")\b")
 _EN_HUNDRED = re.compile(r"\b(\d)\s+hundred(?:\s+and)?(?:\s+(\d{1,2}))?\b")
-# "one three eight …": three or more digit words in a row are a number read out digit by digit
+# "one three eight …": three or more digit words (or digit groups: "13 five 25") in a row are a
+# number read out digit by digit
 # ("oh" counts only inside such a run, and "double"/"triple" repeat the next digit).
-_EN_DIGIT_WORD = "(?:" + "|".join(_EN_UNITS) + r"|double\s+\w+|triple\s+\w+|\d)"
+_EN_DIGIT_WORD = "(?:" + "|".join(_EN_UNITS) + r"|double\s+\w+|triple\s+\w+|\d+)"
 _EN_DIGIT_RUN = re.compile(rf"\b{_EN_DIGIT_WORD}(?:[\s,\-]+{_EN_DIGIT_WORD}){{2,}}\b")
 _EN_WORD = re.compile(r"double\s+(\w+)|triple\s+(\w+)|\w+")
 

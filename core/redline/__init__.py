@@ -242,8 +242,10 @@ def screen(text: str) -> Verdict:
     - A number the rules find (an identity number, a phone, a card) is refused, always:
       those rules check the value itself.
     - A score, health or family verdict of the rules' words stands when the judge gives
-      the sentence at least a small probability of being about a person (`low`): words
-      such as 不及格 or 近视 in a question about a class or a lesson do not.
+      the sentence at least a small probability of being about a person (`low`), or one of
+      its clauses a larger one (`clause_low`: 潘老师查出乳腺癌 inside a request about
+      timetables): words such as 不及格 or 近视 in a question about a class or a lesson do
+      not.
     - The judge alone refuses a sentence it is confident about (`high`): euphemisms and
       phrasings no word list holds (她那个病又犯了, "he's on the spectrum"), or a message
       one of whose clauses it is very confident about (`clause_high`): the sensitive part
@@ -267,7 +269,8 @@ def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int
     On a `disguised` text (core.normalize.disguised: invisible characters, other scripts'
     digits, look-alike letters, A.D.H.D …) what the rules find stands."""
     kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS}
-    if judged.sensitive > limits.low or chars < _RULES_STAND_BELOW_CHARS or disguised:
+    if (judged.sensitive > limits.low or judged.clause > limits.clause_low or chars < _RULES_STAND_BELOW_CHARS
+            or disguised):
         kinds.update(rule_kinds)
     if (judged.sensitive > limits.high or judged.clause > limits.clause_high) and not kinds:
         kinds.add(judged.kind)

@@ -75,8 +75,10 @@ _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁
              "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔汤")
 _ZH_PERSON = re.compile(
     r"(?<!其)他(?![人们])|她(?!们)|该生|此生|[这那][个名位]?(?:学生|孩子|同学|女生|男生|小孩|娃)"
-    r"|我(?:儿子|女儿|孩子|家孩子)|[一-龥](?<![位们名的班全些个级有各该这那每])(?:同学|家长|妈妈|爸爸)"
-    rf"|[小老阿][{_SURNAMES}](?!老?师|板|家|年|人|式|学|组|时|题)|小[明红刚华丽军芳强]")
+    r"|我(?:儿子|女儿|孩子|家孩子)|[一-龥](?<![位们名的班全些个级有各该这那每告致请给向和与跟及])(?:同学|家长|妈妈|爸爸)"
+    rf"|[小老阿][{_SURNAMES}](?!老?师|板|家|年|人|式|学|组|时|题)|小[明红刚华丽军芳强]"
+    # a colleague or a parent by surname and title: 冯老师, 王主任, 李校长, 张阿姨
+    rf"|(?<![一-龥])[{_SURNAMES}](?:老师|校长|主任|书记|教练|医生|大夫|护士|教授|阿姨|叔叔|师傅|老板|会计)")
 _EN_PERSON = re.compile(
     r"\b(?:he|she|him|his|her|hers|himself|herself|mr|mrs|ms|miss|dr"
     r"|my (?:son|daughter|child|kid)|this (?:student|pupil|child|kid|boy|girl)"
@@ -101,6 +103,9 @@ _NAME_THEN_VERB = re.compile(r"(?:'s|’s|\s+(?:is|was|has|had|got|gets|scored|f
                              r"seems|takes|took|wrote|won|lost|left|joined|and\s+[A-Z]))\b|\s*[\u3400-\u9fff]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;：；\n]\s*|[\"“(（]\s*)$")
 
+#: words after a lone surname that are not a given name (the title pattern above reads those)
+_TITLES_AND_KIN = frozenset("老师 校长 主任 书记 同学 家长 妈妈 爸爸 先生 女士 老板 师傅 阿姨 叔叔 家 姓 氏".split())
+
 _jieba_posseg = None
 
 
@@ -112,7 +117,15 @@ def _names_in_han(text: str) -> bool:
 
         jieba.setLogLevel(logging.WARNING)
         _jieba_posseg = jieba.posseg
-    return any(flag == "nr" and len(word) >= 2 for word, flag in _jieba_posseg.cut(text))
+    words = list(_jieba_posseg.cut(text))
+    for (word, flag), (after, after_flag) in zip(words, [*words[1:], ("", "")]):
+        if flag == "nr" and len(word) >= 2:
+            return True
+        # a surname jieba tagged alone, then a given name it took for a word (卢 / 宁宁)
+        if (flag == "nr" and word in _SURNAMES and after_flag.startswith("n") and 1 <= len(after) <= 2
+                and after not in _TITLES_AND_KIN):
+            return True
+    return False
 
 
 def warm_up() -> None:
@@ -177,6 +190,7 @@ class Params:
     high: float  # refuse on the judge alone above this probability of "sensitive"
     low: float  # a rule's verdict on words stands only above this
     clause_high: float  # refuse when one clause alone is above this
+    clause_low: float = 1.01  # a rule's verdict on words also stands when one clause is above this
 
 
 @functools.lru_cache(maxsize=1)
@@ -184,7 +198,8 @@ def params() -> Params:
     data = np.load(MODEL_FILE, allow_pickle=False)
     return Params(classes=tuple(str(c) for c in data["classes"]), mean=data["mean"], scale=data["scale"],
                   weights=data["weights"], bias=data["bias"], high=float(data["high"]), low=float(data["low"]),
-                  clause_high=float(data["clause_high"]))
+                  clause_high=float(data["clause_high"]),
+                  clause_low=float(data["clause_low"]) if "clause_low" in data.files else 1.01)
 
 
 @dataclass(frozen=True)

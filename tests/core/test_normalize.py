@@ -50,6 +50,7 @@ FOLDED = [
     ("a letter dropped into a number", "13a8 1234 5678", "13812345678"),
     ("Chinese digits in groups", "一三八 一二三四 五六七八", "13812345678"),
     ("English digit words", "one three eight one two three four five six seven eight", "13812345678"),
+    ("digit groups between digit words", "13 five 25 seven 64 zero 83", "13525764083"),
     ("double and oh", "one three eight double one oh two", "1 3 8 11 0 2"),
     ("pinyin digit words", "dianhua yao san ba, yi er san si wu liu qi ba", "dianhua 13812345678"),
     ("pinyin digits with an identity number's x", "sfz ling yi er san si wu liu qi ba jiu x", "sfz 0123456789x"),

@@ -51,6 +51,15 @@ def test_the_rules_words_stand_only_where_the_judge_sees_a_person():
     assert decide(("score",), judged(0.49), chars=40, limits=LIMITS) == ()
 
 
+def test_the_rules_words_also_stand_where_one_clause_is_above_clause_low():
+    limits = Params(classes=("none", *KINDS), mean=None, scale=None, weights=None, bias=None,
+                    high=0.6, low=0.5, clause_high=0.99, clause_low=0.9)
+    assert decide(("health",), judged(0.1, clause=0.91), chars=40, limits=limits) == ("health",)
+    assert decide(("health",), judged(0.1, clause=0.89), chars=40, limits=limits) == ()
+    # without a clause_low in the model file, a clause never makes the rules stand
+    assert decide(("health",), judged(0.1, clause=0.94), chars=40, limits=LIMITS) == ()
+
+
 def test_in_a_text_too_short_to_be_a_sentence_the_rules_stand():
     assert decide(("score",), judged(0.0), chars=6, limits=LIMITS) == ("score",)
 
@@ -165,7 +174,7 @@ def test_screen_lets_the_rules_stand_on_a_disguised_sentence(monkeypatch):
 @pytest.mark.parametrize("text", [
     "李思远最近上课总走神", "小刘这次作业没交", "她说下周请假", "该生上课爱讲话", "这个孩子很内向",
     "Mia forgot her homework again", "Please ask Mr Hughes about the trip", "I think he needs more support",
-    "周一到校后，请把韩雪的作业本还给她",
+    "周一到校后，请把韩雪的作业本还给她", "冯老师下周去外地培训", "王主任说周五开会", "卢宁宁今天请假",
 ])
 def test_a_sentence_about_someone_names_a_person(text):
     assert learned.names_person(text)
@@ -174,7 +183,8 @@ def test_a_sentence_about_someone_names_a_person(text):
 @pytest.mark.parametrize("text", [
     "帮我出一套二叉树的练习题", "其他题目保持不变", "期中考试安排在下周三", "小学数学的分数应用题",
     "Design a lesson on photosynthesis for Year 8", "Monday's quiz covers chapters 3 and 4",
-    "各位同学请注意作业截止时间", "老师们周五下午教研",
+    "各位同学请注意作业截止时间", "老师们周五下午教研", "把评分标准写进告家长书", "请家长周五前签字",
+    "各科老师下周交教案",
 ])
 def test_a_sentence_about_no_one_names_no_person(text):
     assert not learned.names_person(text)
