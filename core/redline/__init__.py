@@ -14,7 +14,8 @@ normalized text, and positive and negative examples that tests/core/test_redline
 - ``id_number``: a mainland identity number (GB 11643 check digit, or a plausible region and
   birth date: a mistyped check digit is still somebody's number), or the 15-digit legacy form;
 - ``phone``: a mainland mobile number (1[3-9] and nine digits, after an optional 86) or a
-  landline written with its area code;
+  landline written with its area code (not an institution's public line: 学校教务处电话, the
+  school office number);
 - ``bank_card``: 13 to 19 digits that pass the Luhn check;
 - ``score``: a grade, score, level, rank or pass/fail (core/redline/scores.py);
 - ``health`` and ``family``: a term of the reviewed list in core/data/sensitive_terms.txt,
@@ -154,10 +155,11 @@ RULES: tuple[Rule, ...] = (
          ("订单号 110105194912", "2024-09-01 至 2024-09-30")),
     Rule("phone", "phone", _number_rule("phone"),
          ("家长电话13812345678", "+86 158-1234-5678", "138-12-34-56-78", "一三八一二三四五六七八",
-          "one three eight one two three four five six seven eight", "办公室电话 010-62345678",
-          "Nora's mum: zero seven nine one one two three four five six seven"),
+          "one three eight one two three four five six seven eight", "王老师家里座机 010-62345678",
+          "Nora's mum: zero seven nine one one two three four five six seven", "mobile 07911 123456",
+          "学校办公室：王老师手机13812345678"),
          ("题号 1-3-5-7-9-11-13-15", "2023.10.15 13:45 上课", "第138页", "student number 2024001234",
-          "家长会时间 202410151930")),
+          "家长会时间 202410151930", "学校教务处公开电话 0571-86502317", "The school office number is 020 7946 0321")),
     Rule("bank_card", "bank_card", _number_rule("bank_card"),
          ("card number 4111111111111111", "银行卡 6222 0212 3456 7890 128"),
          ("订单号 4111111111111112", "1111111111111111")),

@@ -114,22 +114,48 @@ def _digit_chains(text: str) -> list[list[str]]:
 
 
 # A number of 10 to 15 digits right after a word that says "phone" is one, in any
-# country's plan ("Nora's mum: 07911234567"); not a date and time (202410151930).
+# country's plan ("Nora's mum: 07911234567", "mobile 07911 123456"); not a date and time
+# (202410151930).
 _PHONE_CONTEXT = re.compile(
     r"(?:电话|手机|联系方式|号码|微信|座机|家长|妈妈|爸爸|(?<![a-z])(?:phone|mobile|tel|cell|contact|call|mum|mom|dad|"
-    r"parent|whatsapp|wechat)s?(?![a-z]))[^\n\d]{0,16}(?<!\d)(\d{10,15})(?!\d)")
+    r"parent|whatsapp|wechat)s?(?![a-z]))[^\n\d]{0,16}(?<!\d)(\d(?:[ \-]?\d){9,14})(?![\d])")
 
 
 def _context_phone(text: str) -> bool:
     for match in _PHONE_CONTEXT.finditer(text):
-        digits = match.group(1)
+        digits = re.sub(r"\D", "", match.group(1))
         if not (digits[:2] in ("19", "20") and len(digits) in (12, 14)):
             return True
     return False
 
 
+# An institution's public line is nobody's number: "学校教务处公开电话 0571-86502317", "the
+# school office number is 020 7946 0321", "心理援助热线 12355". Not a mobile (a person
+# carries it), and not where a person's word stands between the line's name and the number
+# ("办公室电话：王老师手机 …", "office hours, mum's phone …").
+_PUBLIC_LINE = re.compile(
+    r"(?:学校|学院|校办|办公室|教务处|政教处|德育处|总务处|招生办|总机|前台|服务台|热线|公开电话|咨询电话|"
+    r"(?<![a-z])(?:school|office|reception|switchboard|hotline|helpline|front\s+desk|enquiries|main\s+line)(?![a-z]))"
+    r"([^\n\d]{0,14})(\+?\d[\d \-()]{2,16}\d)(?![\d])")
+_PERSONAL = re.compile(r"家长|妈妈|爸爸|家里|家庭|私人|个人|手机|老师|(?<![a-z])(?:mum|mom|dad|parent|home|mobile|cell|"
+                       r"personal|private|mr|mrs|ms|miss|dr)(?![a-z])|'s")
+
+
+def _without_public_lines(text: str) -> str:
+    def blank(match: re.Match) -> str:
+        digits = re.sub(r"\D", "", match.group(2))
+        national = digits[2:] if digits.startswith("86") and len(digits) == 13 else digits
+        if _PERSONAL.search(match.group(1)) or is_mobile(national):
+            return match.group()
+        start = match.start(2) - match.start()
+        return match.group()[:start] + "#" * len(match.group(2))
+    return _PUBLIC_LINE.sub(blank, text)
+
+
 def number_kinds(text: str):
-    """Yield the kind of every identifying number in normalized `text`."""
+    """Yield the kind of every identifying number in normalized `text` (an institution's
+    public line is not one)."""
+    text = _without_public_lines(text)
     if _LANDLINE.search(text) or _context_phone(text):
         yield "phone"
     for groups in _digit_chains(text):

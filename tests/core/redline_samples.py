@@ -65,7 +65,7 @@ SENSITIVE: list[tuple[str, str]] = [
     ("联系方式：+86 158-1234-5678", "phone"),
     ("Call the parent at +86 186 0000 1234", "phone"),
     ("学生妈妈的号码是15012345678", "phone"),
-    ("办公室电话 010-62345678", "phone"),
+    ("王老师家里座机 010-62345678", "phone"),
     # bank cards (Luhn-valid)
     (f"学费打到卡号{_luhn_complete('622202123456789012')}", "bank_card"),
     (f"银行卡 {_luhn_complete('621700001234567')[:4]} {_luhn_complete('621700001234567')[4:8]} "
