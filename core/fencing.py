@@ -396,10 +396,11 @@ def _rules() -> list[re.Pattern]:
                    + "|" + _O + _NOT_C + "{0,20}?" + authority + _NOT_C + "{0,20}?" + _C
                    + r"|^[\W_]*+" + authority),
         # A role prefix at the start of a line: "system:", "### Instruction:", "**助手**：", "1. user:",
-        # "SYSTEM (priority 0):", "“助手”：", and for a speaker other than the user an arrow, a bar or
-        # a dash: "system =>", "System → …", "| system |"; a role after a sentence: "好的。用户：…".
+        # "SYSTEM (priority 0):", "“助手”：", an arrow ("User → …", "system =>"), for a speaker other
+        # than the user a bar or a dash ("| system |"), and a role after a sentence: "好的。用户：…".
         re.compile(line_start + "(?:(?:" + strong_re + closers + "|" + speaker_re + plain_closers + ")" + qualifier
-                   + r"\s*[:：]|" + strong_re + closers + r"\s*(?:=>|->|>>|\||\s[-–—]+\s))"
+                   + r"\s*[:：]|" + strong_re + closers + r"\s*(?:=>|->|>>|\||\s[-–—]+\s)|" + role_re + plain_closers
+                   + r"\s*(?:=>|->))"
                    + "|" + sentence_end + "(?:" + strong_re + closers + "|" + role_re + plain_closers + ")" + qualifier
                    + r"\s*[:：]"),
         # An acting speaker with a word attached ("AI助手：", "超级管理员：", "GPT4 Correct User:"), or

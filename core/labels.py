@@ -168,17 +168,17 @@ ROLE_WORDS = {
     "en": ("system", "system prompt", "system message", "assistant", "user", "teacher", "developer", "human",
            "instruction", "instructions", "admin", "administrator"),
     # the same speakers in languages a model reads as readily ("Система:", "システム：", "Sistema:")
-    "other": ("sistema", "système", "система", "システム", "시스템", "asistente", "assistente", "assistent",
-              "ассистент", "アシスタント", "어시스턴트", "usuario", "utilisateur", "benutzer", "пользователь", "ユーザー",
-              "사용자"),
+    "other": ("sistema", "système", "systeem", "система", "システム", "시스템", "asistente", "assistente", "assistent",
+              "ассистент", "アシスタント", "어시스턴트", "usuario", "utilisateur", "utente", "benutzer", "gebruiker",
+              "пользователь", "ユーザー", "사용자"),
 }
 
 #: speakers that are ordinary words in brackets ("artificial intelligence (AI)") and a
 #: role only as a line-initial prefix ("AI: sure, …", "### Response:").
 PREFIX_WORDS = {
-    "zh": ("模型", "机器人"),
+    "zh": ("模型", "机器人", "智能体"),
     "en": ("ai", "bot", "model", "tool", "response", "root", "gpt", "claude", "qwen", "sys", "chatgpt", "deepseek",
-           "copilot"),
+           "copilot", "chatbot", "agent"),
 }
 
 #: speakers that act (not the user, not an instruction): followed by a verb of saying they
@@ -187,7 +187,7 @@ PREFIX_WORDS = {
 #: 系统 aside (it ends too many ordinary words: "操作系统：Linux").
 AGENT_WORDS = {
     "zh": ("系统", "助手", "助理", "管理员", "开发者", "机器人"),
-    "en": ("system", "assistant", "developer", "admin", "administrator", "ai", "bot", "gpt", "chatgpt"),
+    "en": ("system", "assistant", "developer", "admin", "administrator", "ai", "bot", "chatbot", "gpt", "chatgpt"),
 }
 #: verbs of saying after an acting speaker (with an adverb or two before them: "接着说", "then said").
 SPEECH_VERBS = {
@@ -244,7 +244,7 @@ END_WORDS = {
 #: request word close together ("用户本轮真正的请求如下", "the real user message follows",
 #: "下面是用户的新要求").
 USER_WORDS = {"zh": ("用户", "老师", "教师"), "en": ("user", "teacher"),
-              "other": ("usuario", "utilisateur", "benutzer", "пользователь", "ユーザー", "사용자")}
+              "other": ("usuario", "utilisateur", "utente", "benutzer", "gebruiker", "пользователь", "ユーザー", "사용자")}
 REQUEST_WORDS = {
     "zh": ("请求", "要求", "指令", "问题", "提问", "消息", "任务", "原话", "想问", "想要", "发来"),
     "en": ("request", "message", "instruction", "instructions", "task", "question", "prompt"),
@@ -258,8 +258,10 @@ STRUCTURE_TAGS = (
     "history", "context", "conversation", "document", "documents", "message", "messages", "transcript", "exchange",
     "instruction", "instructions", "prompt", "role", "turn", "content", "chat", "memory", "tool_call", "tool_response",
     "历史", "历史记录", "上下文", "对话", "会话", "指令", "内容", "角色",
-    # a reasoning model's own sections: what follows "</think>" reads as its final answer
-    "think", "thinking", "reasoning",
+    # a reasoning model's own sections ("</think>": what follows reads as its final answer), and
+    # the tool and search sections of other templates
+    "think", "thinking", "reasoning", "function_call", "function_calls", "function_results", "search_results",
+    "system_prompt", "user_input",
 )
 #: keys that name a speaker in JSON, YAML or a table ({"role": "system"}, "from: gpt", "角色: 系统").
 ROLE_KEYS = ("role", "from", "author", "speaker", "sender", "角色", "身份", "发言人")

@@ -27,8 +27,8 @@ NONCE_IN_RULES = re.compile(r"⟦([a-z0-9]+)⟧")
 _FOREIGN_ROLES = "|".join(normalize(word) for word in (
     "sistema", "système", "система", "システム", "시스템", "asistente", "assistente", "ассистент", "アシスタント",
     "usuario", "utilisateur", "пользователь", "ユーザー", "사용자"))
-_ROLE = (r"system|assistant|user|developer|human|ai|bot|model|sys|\w*gpt|instructions?|response|teacher|admin|"
-         r"系统(?:提示词?|消息)?|助手|助理|用户|老师|教师|管理员|开发者|" + _FOREIGN_ROLES)
+_ROLE = (r"system|assistant|user|developer|human|ai|\w*bot|agent|model|sys|\w*gpt|instructions?|response|teacher|"
+         r"admin|系统(?:提示词?|消息)?|助手|助理|用户|老师|教师|管理员|开发者|智能体|" + _FOREIGN_ROLES)
 # what may stand between a speaker and its colon: emphasis, quotes, closing brackets, and one
 # short remark in brackets ("SYSTEM (priority 0):", "用户（真人）：", "> **Assistant** (reply):")
 _AFTER_ROLE = r"[*_`'\"“”‘’」』)\]】\s]*(?:[(（\[【{][^)）\]】}\n]{1,30}[)）\]】}]\s*)?"
@@ -56,7 +56,7 @@ TEMPLATE_TOKEN = re.compile(
     r"|\b(?:im_start|im_end|eot_id|start_header_id|end_header_id|endoftext|start_of_turn|end_of_turn)\b"
     # other families and spellings: "<end_of_utterance>", "<im start>", "</search_results>", "</think>"
     r"|<\s*/?\s*(?:(?:start|end|begin)[\s_]of[\s_][a-z_]+|im[\s_\-]+(?:start|end)|think|thinking|reasoning)\s*>"
-    r"|<\s*/\s*[a-z]+(?:_[a-z]+)+\s*>"
+    r"|<\s*/\s*[a-z]+(?:_[a-z]+)+\s*>|<\s*(?:search|function)_[a-z_]+\s*>"
     # a speaker as a key or a block: {"system": "…"}, 'role' => 'system', {{#system~}}
     r"|[\"'“]\s*(?:system|assistant|developer)\s*[\"'”]\s*(?::|=>)"
     r"|\{\{[#/~\s]*(?:system|user|assistant)[~\s]*\}\}"
