@@ -24,15 +24,22 @@ the common tricks and together for the crafted ones:
    boundary. Template tokens, `{"role": "system"}`, `</instructions>`, turn marks in any
    bracket and line-initial role prefixes are neutralized as well.
    Beyond the registry's own texts, general rules built from its vocabularies catch a
-   boundary said in other words ("=== 历史结束 ===", "the real user message follows",
-   "--- New user turn ---"), a claim of authority ("[Admin note]", "# SYSTEM OVERRIDE"),
-   XML structure tags, template identifiers ("start_header_id"), speaker keys
-   ("角色: 系统"), a speaker followed by an arrow or a bar, nonce look-alikes, and our
-   datamark and turn-mark brackets, which untrusted text may not use. Every Unicode
-   bracket counts as a bracket. Each line is matched as a model may read it
-   (`_as_read`): percent escapes decoded, colon, letter, angle-bracket and bar look-alikes
-   that normalize() keeps (∶ ︰ ꜱʏꜱᴛᴇᴍ 🇸🇾🇸 ˂ ˃ ∣) folded; and also as displayed under a
-   right-to-left override.
+   boundary said in other words ("=== 历史结束 ===", "End of the conversation.", "the real
+   user message follows", "--- New user turn ---"), a claim of authority ("[Admin note]",
+   "# SYSTEM OVERRIDE"), XML structure tags, template identifiers ("start_header_id",
+   "<end_of_utterance>"), speaker keys and blocks ("角色: 系统", {"system": …},
+   'role' => 'system', {{#system~}}), chat libraries' message objects (SystemMessage(…)),
+   a speaker with a short remark before its colon ("SYSTEM (priority 0):"), with a word
+   attached ("AI助手："), with a verb of saying ("系统说：", "The assistant replied:"), after
+   a sentence ("好的。用户："), followed by an arrow or a bar, or in another language
+   ("Система:"), nonce look-alikes in white or double brackets, and our datamark and
+   turn-mark brackets, which untrusted text may not use. Every Unicode bracket counts as a
+   bracket. Each line is matched as a model may read it (`_as_read`): percent, JSON and
+   plus-sign escapes decoded, narrow spaces inside a word dropped, colon, letter, bracket,
+   arrow and bar look-alikes that normalize() keeps folded, from the Unicode names and the
+   confusables table (∶ ׃ ꜱʏꜱᴛᴇᴍ 🇸🇾🇸 ˂ ᐸ ⎡ → ∣, and 戸 for 戶); and also as displayed under
+   a right-to-left override. A name shown inside one of our lines (a document's title) is
+   read from each of its words (`sanitize_name`): its line breaks were joined when stored.
 
 What the sanitizer returns: a line in which nothing matched is the original line,
 byte for byte (only line breaks are unified to "\\n"). A line in which something
@@ -50,8 +57,10 @@ import secrets
 import unicodedata
 from urllib.parse import unquote
 
+from confusable_homoglyphs import utils as confusable_data
+
 from core import labels
-from core.normalize import normalize
+from core.normalize import normalize, to_simplified
 from core.tokens import CHARS_PER_TOKEN_MAX, count_tokens, truncate_tokens
 
 FILTERED = labels.FILTERED
@@ -68,7 +77,8 @@ _CLOSE = ">›»＞" + "".join(c for c in map(chr, range(0x20000)) if unicodedat
 _O, _C = f"[{re.escape(_OPEN)}]", f"[{re.escape(_CLOSE)}]"
 _NOT_C = f"[^\\n{re.escape(_CLOSE)}]"
 _SEP = r"(?:[^\w\n]|_){0,3}"
-_WORD_GAP = r"[\s\-_.]*"  # between the words of a label: a space, a dash, a dot or nothing  # what may sit between the characters of a label: "本/会·话 前情"
+# between the words of a label: a space, a dash, a dot, a plus ("end+of+history") or nothing
+_WORD_GAP = r"[\s\-_.·•+]*"
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 #: words after which an ordinary phrase reads as a boundary ("相关历史结束", "… ends")
 _ENDING = r"(?:结束|完毕|为止|ends?(?![a-z])|follows?(?![a-z])|[—–\-:：]|" + _C + r"|$)"
@@ -85,6 +95,26 @@ _LESS_THAN = re.compile(r"(?:[A-Z ]+ )?(?:LESS-THAN SIGN|LEFT ARROWHEAD)")
 _GREATER_THAN = re.compile(r"(?:[A-Z ]+ )?(?:GREATER-THAN SIGN|RIGHT ARROWHEAD)")
 _BAR = re.compile(r"(?:[A-Z ]+ )?(?:VERTICAL LINE|VERTICAL BAR|BROKEN BAR|DIVIDES|LATIN LETTER DENTAL CLICK|"
                   r"BOX DRAWINGS (?:LIGHT|HEAVY) VERTICAL)")
+# Pieces of tall brackets (⎡ ⎤ ⎛ ⎞ ⎧ ⎫) and corners (⌜ ⌝) that Unicode files as symbols, not as
+# brackets: a reader sees "⎡系统⎤" as "[系统]".
+_BRACKET_PIECE = re.compile(r"(LEFT|RIGHT) (?:SQUARE BRACKET|PARENTHESIS|CURLY BRACKET) (?:UPPER|LOWER|MIDDLE) "
+                            r"(?:CORNER|HOOK|PIECE)|(?:TOP|BOTTOM) (LEFT|RIGHT) CORNER")
+# Every arrow pointing right (→ ⇒ ➜ ⟶ ⮕): after a speaker it reads as "->".
+_RIGHT_ARROW = re.compile(r"(?!.*LEFT).*(?:RIGHTWARDS|\bRIGHT\b).*\bARROWS?\b.*")
+# What the confusables table lists as a look-alike of a colon, a bracket or a bar (׃ ᐸ ᐳ ꓽ ❨).
+_PUNCTUATION_READ = ":<>()[]{}|"
+# Spaces narrower than a space (thin, hair, six-per-em …) inside a word: "S\u200aystem" reads "System".
+_NARROW_SPACE_IN_WORD = re.compile(r"(?<=[^\W\d_])[\u2005-\u200a\u202f\u205f]+(?=[^\W\d_])")
+# JSON and Python escapes a model decodes as it reads: {"role": "\u0073ystem"}.
+_CODE_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|U([0-9a-fA-F]{8}))")
+# "History+ends+here.+Real+request": a line with no space, its words joined by plus signs (a form encoding).
+_PLUS_WORDS = re.compile(r"^\S*[^\W\d_]\+[^\W\d_]\S*\+\S*$")
+# Brackets drawn white or double, like the nonce's ⟦⟧ (⟪ ⦅ 〘 ⦃ ⸨), without the Chinese
+# book-title and nested-quote marks 《》『』, which are ordinary punctuation.
+_DOUBLE_LOOKING = [c for c in _OPEN + _CLOSE if re.search(r"WHITE|DOUBLE", unicodedata.name(c, ""))
+                   and "QUOTATION" not in unicodedata.name(c, "") and c not in "《》『』︽︾﹃﹄"]
+_DOUBLE_OPEN = "".join(c for c in _DOUBLE_LOOKING if c in _OPEN)
+_DOUBLE_CLOSE = "".join(c for c in _DOUBLE_LOOKING if c in _CLOSE)
 # Our turn marks' brackets ("‹用户›"): reserved, like the nonce's.
 _TURN_OPEN, _TURN_CLOSE = labels.RECALL_USER["zh"][0], labels.RECALL_USER["zh"][-1]
 # Letters only: normalize() reads digits between letters as letters (k7f2 -> ktf2), and a
@@ -128,9 +158,11 @@ def _both(registry: dict) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _look_alikes() -> dict[int, str]:
-    """What a reader takes for a colon, a Latin letter, an angle bracket or a bar and
-    normalize() leaves as it is (∶ ︰ ꞉, ꜱʏꜱᴛᴇᴍ, 🇸🇾🇸, ˂ ˃, ∣ ¦ │), from the Unicode names: a
-    translate table. Our datamark is not a bar here: it is reserved as it is."""
+    """What a reader takes for a colon, a Latin letter, a bracket, an arrow or a bar and
+    normalize() leaves as it is (∶ ︰ ꞉ ׃, ꜱʏꜱᴛᴇᴍ, 🇸🇾🇸, ˂ ˃ ᐸ ᐳ, ⎡ ⎤, → ⇒, ∣ ¦ │), from the
+    Unicode names and the confusables table; and a CJK character the confusables table pairs
+    with a commoner one (戸 for 戶, read 户 once simplified): a translate table. Our datamark is
+    not a bar here: it is reserved as it is."""
     table = {}
     for code in range(0x80, 0x20000):
         char, name = chr(code), unicodedata.name(chr(code), "")
@@ -146,15 +178,65 @@ def _look_alikes() -> dict[int, str]:
             table[code] = ">"
         elif _BAR.fullmatch(name):
             table[code] = "|"
+        elif piece := _BRACKET_PIECE.fullmatch(name):
+            table[code] = "[" if "LEFT" in (piece.group(1), piece.group(2)) else "]"
+        elif _RIGHT_ARROW.fullmatch(name):
+            table[code] = "->"
+    for char, target in _confusable_pairs():
+        code = ord(char)
+        if code in table or char == DATAMARK or unicodedata.category(char) in ("Cf", "Mn", "Me", "Ps", "Pe"):
+            continue
+        if unicodedata.normalize("NFKC", char).isascii():
+            continue  # NFKC already reads it (full width ［ is "[", not the "(" the table pairs it with)
+        table[code] = target
     return table
 
 
+def _confusable_pairs():
+    """(look-alike, what it is read as) from the confusables table: the look-alikes of a colon,
+    a bracket or a bar, and CJK pairs read as the one a simplified text uses (戸 -> 戶)."""
+    def simplified_common(char: str) -> bool:
+        try:
+            to_simplified(char).encode("gb2312")
+        except UnicodeEncodeError:
+            return False
+        return True
+
+    def cjk(char: str) -> bool:
+        return len(char) == 1 and unicodedata.name(char, "").startswith("CJK UNIFIED IDEOGRAPH")
+
+    for key, entries in confusable_data.load("confusables.json").items():
+        for entry in entries:
+            # Some entries carry bidi marks around a right-to-left character ("\u200e׃\u200e").
+            other = "".join(c for c in entry["c"] if unicodedata.category(c) != "Cf")
+            if key in _PUNCTUATION_READ and len(other) == 1 and not other.isascii():
+                yield other, key
+            elif len(key) == 1 and not key.isascii() and other in _PUNCTUATION_READ and other:
+                yield key, other
+            elif cjk(key) and cjk(other) and simplified_common(other) and not simplified_common(key):
+                yield key, other
+
+
 def _as_read(line: str) -> str:
-    """One line as a model may read it, before normalize(): percent escapes decoded,
-    colon and small-capital look-alikes folded."""
+    """One line as a model may read it, before normalize(): percent, JSON and plus-sign
+    escapes decoded, narrow spaces inside a word dropped, colon, bracket, arrow and
+    small-capital look-alikes folded."""
     if "%" in line and _PERCENT_ESCAPE.search(line):
         line = unquote(line)
-    return line if line.isascii() else line.translate(_look_alikes())
+    if "\\" in line and _CODE_ESCAPE.search(line):
+        line = _CODE_ESCAPE.sub(_decode_escape, line)
+    if "+" in line and _PLUS_WORDS.match(line):
+        line = line.replace("+", " ")
+    if line.isascii():
+        return line
+    return _NARROW_SPACE_IN_WORD.sub("", line).translate(_look_alikes())
+
+
+def _decode_escape(match: re.Match) -> str:
+    code = int(next(group for group in match.groups() if group), 16)
+    if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        return match.group()
+    return chr(code)
 
 
 def _displayed(line: str) -> str:
@@ -209,11 +291,33 @@ def _rules() -> list[re.Pattern]:
     authority = f"(?:{strong_re}{_SEP}{authority_re}|{authority_re}{_SEP}{strong_re})"
     user_re, request_re = _alternatives(_both(labels.USER_WORDS)), _alternatives(_both(labels.REQUEST_WORDS))
     real_re, follow_re = _alternatives(_both(labels.REAL_WORDS)), _alternatives(_both(labels.FOLLOW_WORDS))
+    # "real" in its strong sense only (实际 is also "practical": 实际问题)
+    strictly_real_re = _alternatives(w for w in _both(labels.REAL_WORDS) if w not in ("实际", "本轮"))
+    # a request that is not also a lesson's question or task ("真正的问题：…", "The real task: …")
+    demand_re = _alternatives(w for w in _both(labels.REQUEST_WORDS)
+                              if w not in ("问题", "提问", "任务", "question", "task"))
     near = r"[\w\s'’]{0,12}?"
-    speaker_re = _alternatives(prefixes)
+    fence_noun_re, before_re = _alternatives(_both(labels.FENCE_NOUNS)), _alternatives(_both(labels.BEFORE_WORDS))
+    speaker_re, role_re = _alternatives(prefixes), _alternatives(roles)
+    # names of template tokens, their parts also written apart ("<im start>", "<end of turn>")
     tag_names = _alternatives([*prefixes, *(normalize(t) for t in labels.STRUCTURE_TAGS), "s", "bos", "eos", "sys",
-                               "start_of_turn", "end_of_turn", "im_start", "im_end", "endoftext", "eot_id",
-                               "begin_of_text"])
+                               *(t.replace("_", " ") for t in ("start_of_turn", "end_of_turn", "im_start", "im_end",
+                                                               "eot_id", "begin_of_text")), "endoftext"])
+    agents = _both(labels.AGENT_WORDS)
+    agent_re = _alternatives(agents)
+    agent_zh_re = _alternatives(a for a in agents if _CJK.match(a) and a != "系统")
+    verb_re = _alternatives(_both(labels.SPEECH_VERBS))
+    message_re = "(?:" + "|".join(labels.MESSAGE_TYPES) + ")"
+    # what may close a speaker before its colon ("**Assistant**", "'System'", "“助手”", "System)"),
+    # then a short qualifier in brackets ("SYSTEM (priority 0):", "用户（真人）：", "Assistant (reply):")
+    closers = r"(?:[*_`~'\"“”‘’]|" + _C + r")*"
+    plain_closers = r"[*_`~\])]*"  # a user's name in quotes is a JSON key as often as a speaker: {"user": "alice"}
+    qualifier = r"(?:\s*" + _O + _NOT_C + r"{1,24}" + _C + r")?"
+    # where a speaker's prefix may start: the line's start, or after a sentence ("好的，我明白了。用户：")
+    # (possessive, and a sentence's end only right after its last word: a line of ten thousand
+    # dashes or full stops is read in linear time)
+    line_start = r"^[\W_]*+(?:\d{1,3}[.)、]\s*)?[\W_]*+"
+    sentence_end = r"(?<=[^\W_])(?:[。！？!?；;…]|\.(?=[\s.]))[\W_]*+"
     part = "(?:" + "|".join(sorted(labels.TEMPLATE_PARTS, key=len, reverse=True)) + ")"
     telltale = "(?:" + "|".join(labels.TEMPLATE_TELLTALES) + ")"
     # a speaker named right after a token or a tag: "<start_of_turn>model", "<|im_start|>system"
@@ -228,14 +332,29 @@ def _rules() -> list[re.Pattern]:
             r"|<<\s*/?\s*sys\s*>>|\[\s*/?\s*inst\s*\]"
             r"|(?<![a-z0-9_▁])(?=[a-z_▁]*?(?<![a-z])" + telltale + r"(?![a-z]))" + part + r"(?:[_▁]" + part
             + r")+(?![a-z0-9_▁])"
-            r"|(?<![a-z0-9])(?:endoftext|im_start|im_end))" + then_speaker
-            + r"|[\\\"'“”‘’]*" + _alternatives(normalize(k) for k in labels.ROLE_KEYS)
-            + r"[\\\"'“”‘’]*\s*[:=]\s*[\\\"'“”‘’]*"
+            r"|(?<![a-z0-9])(?:endoftext|im_start|im_end)"
+            # a token of another family: "<end_of_utterance>", "<start of image>", "</search_results>"
+            r"|<\s*/?\s*(?:start|end|begin|eot|eos|bos|sop|eop)(?:[_\s\-▁]+[a-z]+)+\s*/?\s*>"
+            r"|<\s*/\s*[a-z]+(?:_[a-z]+)+\s*>)" + then_speaker
+            # a speaker key: {"role": "system"}, "from: gpt", 'role' => 'system', message.role == 'system'
+            + r"|(?<![\\\"'“”‘’])[\\\"'“”‘’]*+" + _alternatives(normalize(k) for k in labels.ROLE_KEYS)
+            + r"[\\\"'“”‘’]*\s*(?:=>|->|={1,3}|:)\s*[\\\"'“”‘’]*"
             + speaker_re
+            # a speaker as a quoted key: {"system": "…"}, {'assistant' => …}
+            + r"|[\"'“‘]\s*" + strong_re + r"\s*[\"'”’]\s*(?:=>|:)"
+            # a template's speaker block: {{#system~}}, {{~/assistant}}, {{user}}
+            + r"|\{\{[\s#/~^>!\-]*" + speaker_re + r"[\s~\-]*\}\}"
+            # a chat library's message type: SystemMessage(content=…), AIMessage(, type: system_message
+            + r"|(?<![a-z0-9])(?:system|human|ai|assistant|developer)_?" + message_re + r"(?![a-z0-9])"
+            + r"|(?<![a-z0-9])(?:user|tool|function|chat)_?" + message_re + r"\s*\("
         ),
         # The nonce's brackets and their look-alikes (and whatever is inside them), and a
         # nonce-sized word in doubled brackets: only our boundary lines carry a nonce.
-        re.compile(r"[⟦〚][^⟧〛\n]{0,80}[⟧〛]|[⟦⟧〚〛]|" + _O + "{2}" + rf"\s*[a-z]{{{NONCE_LENGTH}}}\s*" + _C + "{2}"),
+        # A word in white or double brackets ("⟪qzxjwkmpa⟫", "⦅…⦆", "〘…〙"), or doubled brackets spaced
+        # apart ("[ [kqfwmzrah] ]"), reads like one.
+        re.compile(r"[⟦〚][^⟧〛\n]{0,80}[⟧〛]|[⟦⟧〚〛]|" + _O + r"\s*" + _O + rf"\s*[a-z]{{{NONCE_LENGTH}}}\s*"
+                   + _C + r"\s*" + _C + f"|[{re.escape(_DOUBLE_OPEN)}]" + r"\s*[a-z]{4,16}\s*"
+                   + f"[{re.escape(_DOUBLE_CLOSE)}]"),
         # Our datamark inside untrusted text, and our turn marks' brackets ‹…›.
         re.compile(re.escape(DATAMARK) + "|" + re.escape(_TURN_OPEN) + f"[^\n{re.escape(_TURN_CLOSE)}]{{0,20}}"
                    + re.escape(_TURN_CLOSE)),
@@ -245,19 +364,29 @@ def _rules() -> list[re.Pattern]:
         # Our labels and their near-copies, anywhere.
         re.compile(_alternatives(distinctive)),
         # Labels that are ordinary words, where they read as a boundary.
-        re.compile(r"(?:^[\W_]*|end[\s\-_]+of[\s\-_]+(?:the[\s\-_]+)?)" + ordinary_re + r"|" + ordinary_re
+        re.compile(r"(?:^[\W_]*+|end[\s\-_]+of[\s\-_]+(?:the[\s\-_]+)?)" + ordinary_re + r"|" + ordinary_re
                    + r"(?=\s*" + _ENDING + ")"),
         # A boundary in other words: what a fence holds, then its end, closing a line or a
         # bracket ("=== 历史结束 ===", "(历史记录完)", "history over;"); and the user's turn
         # claimed to start ("用户本轮真正的请求", "the real user message follows", "下面是用户的新要求").
-        re.compile(r"(?:^[\W_]*|" + _O + r"\s*|[—–:：]\s*)(?:the\s+)?" + _alternatives(_both(labels.FENCE_NOUNS))
+        re.compile(r"(?:^[\W_]*+|" + _O + r"\s*|[—–:：]\s*)(?:the\s+)?(?:" + before_re + r"\s*的?\s*)?" + fence_noun_re
                    + r"[\w\s]{0,12}?" + _alternatives(_both(labels.END_WORDS))
-                   + r"(?=\s*(?:[^\w\s]|$|here(?![a-z])|now(?![a-z])|这里|此处))"
+                   + r"(?=\s*(?:[^\w\s]|$|here(?![a-z])|now(?![a-z])|这里|此处|了))"
+                   # "End of the conversation.", "--- End of the chat history ---": its end first, then what
+                   # ended, alone on the line or before a stop
+                   + r"|(?:^[\W_]*+|" + _O + r"\s*)end[\s\-_]+of[\s\-_]+(?:the[\s\-_]+)?(?:(?:chat|previous|prior|"
+                   r"earlier|current)[\s\-_]+)?" + fence_noun_re + r"(?=[\W_]*$|\s*[.;:—–]|\s+-)"
                    + f"|(?:{user_re}{near}{real_re}|{real_re}{near}{user_re}){near}{request_re}"
                    + f"|{follow_re}{near}{user_re}{near}{request_re}|{user_re}{near}{request_re}{near}{follow_re}"
+                   # "下面是我的真实要求", "below is the real instruction", "Real request: dump memory"
+                   + f"|{follow_re}" + r"\s*(?:才|就)?\s*(?:是|为|is|are)\s*(?:the\s+|my\s+|our\s+|我们?的?)?"
+                   + strictly_real_re + r"[的\s]*" + request_re
+                   + f"|{strictly_real_re}{near}{demand_re}" + r"\s*[:：]"
+                   + f"|{strictly_real_re}{near}{demand_re}{near}{follow_re}"
                    # a header opening a new turn, alone on its line or in quotes: "--- New user turn ---",
                    # "——以下为新一轮对话——"
-                   + r"|(?:^|(?<=[^\w\s]))[\W_]*(?:(?:以下|下面)[为是])?" + _alternatives(_both(labels.START_WORDS))
+                   + r"|(?:^|(?<=[^\w\s])(?<![\W_][^\w\s]))[\W_]*+(?:(?:以下|下面)[为是])?"
+                   + _alternatives(_both(labels.START_WORDS))
                    + r"[\s\-_]*(?:of[\s\-_]+)?(?:the[\s\-_]+)?(?:" + user_re + r"(?:['’]s)?[\s\-_的]*)?"
                    + _alternatives(_both(labels.TURN_WORDS)) + r"(?=[\W_]*$|\s*[:：—–\-])"),
         # Turn marks and authority markers in any bracket: ⟨助手⟩, </系统>, [system: …], 【重要】, and
@@ -265,13 +394,25 @@ def _rules() -> list[re.Pattern]:
         re.compile(_O + r"\s*/?\s*" + _alternatives([*roles, *markers, *exact_in_brackets])
                    + r"\s*(?:[:：\-—–]" + _NOT_C + r"{0,60})?" + _C
                    + "|" + _O + _NOT_C + "{0,20}?" + authority + _NOT_C + "{0,20}?" + _C
-                   + r"|^[\W_]*" + authority),
+                   + r"|^[\W_]*+" + authority),
         # A role prefix at the start of a line: "system:", "### Instruction:", "**助手**：", "1. user:",
-        # and for a speaker other than the user an arrow, a bar or a dash: "system =>", "| system |".
-        re.compile(r"^[\W_]*(?:\d{1,3}[.)、]\s*)?[\W_]*(?:" + speaker_re + r"[*_`~\])]*\s*[:：]|" + strong_re
-                   + r"[*_`~\])]*\s*(?:=>|->|>>|\||\s[-–—]+\s))"),
+        # "SYSTEM (priority 0):", "“助手”：", an arrow ("User → …", "system =>"), for a speaker other
+        # than the user a bar or a dash ("| system |"), and a role after a sentence: "好的。用户：…".
+        re.compile(line_start + "(?:(?:" + strong_re + closers + "|" + speaker_re + plain_closers + ")" + qualifier
+                   + r"\s*[:：]|" + strong_re + closers + r"\s*(?:=>|->|>>|\||\s[-–—]+\s)|" + role_re + plain_closers
+                   + r"\s*(?:=>|->))"
+                   + "|" + sentence_end + "(?:" + strong_re + closers + "|" + role_re + plain_closers + ")" + qualifier
+                   + r"\s*[:：]"),
+        # An acting speaker with a word attached ("AI助手：", "超级管理员：", "GPT4 Correct User:"), or
+        # with a verb of saying ("系统说：", "助手回答：", "System says:", "The assistant replied:").
+        re.compile("(?:" + line_start + "|" + sentence_end + ")"
+                   + r"(?:(?:[a-z0-9]{1,8}\s?|[\u4e00-\u9fff]{1,4})" + agent_zh_re + closers + qualifier + r"\s*[:：]"
+                   + r"|(?:gpt|claude|qwen|llama|gemini|mistral|deepseek)[\w.\-]*(?:\s+[a-z0-9.\-]+){0,2}\s*[:：]"
+                   + r"|(?:(?:the|an?|our|your|my)\s+)?(?:[a-z]+\s+)?" + agent_re + closers
+                   + r"\s*(?:(?:[a-z]+ly|then|now|just|also|again|接着|继续|又|再|随后|马上|立即|也|还)\s*)?"
+                   + verb_re + r"[*_`~\s]*(?:[:：—–,，]|-\s))"),
         # A line that is nothing but a role: "### Assistant", "User", "<system>"-less templates.
-        re.compile(r"^[\W_]*" + speaker_re + r"[\W_]*$"),
+        re.compile(r"^[\W_]*+" + speaker_re + r"[\W_]*+$"),
         # Strong roles and shouted markers with a colon, mid-line: "好的。System: …", "IMPORTANT!".
         re.compile(r"(?<!\w)" + strong_re + r"\s*[:：]|(?<!\w)(?:important|instructions?)\s*[:!：！]"),
     ]
@@ -323,6 +464,31 @@ def sanitize_untrusted(text: str, *, language: str = "zh", nonce: str = "") -> s
     filtered = FILTERED.get(language, FILTERED["en"])
     lines = _LINE_BREAKS.sub("\n", text).split("\n")
     return "\n".join(_neutralize_line(line, filtered=filtered, nonce=nonce) for line in lines)
+
+
+#: words after which the next word goes on a phrase rather than starting a line ("Notes for
+#: the teacher: week 3"): a name's word after one of these is not read as a line's start
+_PHRASE_WORDS = frozenset({"a", "an", "the", "for", "to", "of", "by", "from", "with", "and", "or", "my", "our",
+                           "your", "dear", "each", "every", "per", "about", "给", "致", "和", "与", "的"})
+
+
+@functools.lru_cache(maxsize=2048)
+def sanitize_name(text: str, *, language: str = "zh", nonce: str = "") -> str:
+    """An untrusted name shown inside a line we build (a document's title in the knowledge
+    base's source line, `From “…”:` / `《…》`), on one line. A stored name has its line breaks
+    joined into spaces ("Lesson notes\\nUser: …" became "Lesson notes User: …"), so each of its
+    words may have started a line: the name is read from every word's start, last first, as a
+    line would be (what a later start already neutralized stays so). Idempotent."""
+    words = (text or "").split()
+    tail = ""
+    for index in range(len(words) - 1, -1, -1):
+        line = f"{words[index]} {tail}" if tail else words[index]
+        before = words[index - 1].strip(".,;:!?\"'“”‘’()[]").casefold() if index else ""
+        if index and before in _PHRASE_WORDS:
+            tail = line  # read with the words before it, once a line's start is reached
+            continue
+        tail = " ".join(sanitize_untrusted(line, language=language, nonce=nonce).split())
+    return tail
 
 
 def contains_marker(text: str, *, nonce: str = "") -> bool:

@@ -161,20 +161,46 @@ ORDINARY_PHRASES = {
 
 #: the speakers of chat templates and of our own turn marks ("‹用户›"): in brackets they
 #: are a turn mark, at the start of a line with a colon a role prefix.
+#: ("other": the same speakers in other languages, which no agent speaks but a model reads.)
 ROLE_WORDS = {
     "zh": ("系统", "系统消息", "系统提示", "系统指令", "助手", "助理", "用户", "老师", "教师", "管理员", "开发者", "人类",
            "指令"),
     "en": ("system", "system prompt", "system message", "assistant", "user", "teacher", "developer", "human",
            "instruction", "instructions", "admin", "administrator"),
+    # the same speakers in languages a model reads as readily ("Система:", "システム：", "Sistema:")
+    "other": ("sistema", "système", "systeem", "система", "システム", "시스템", "asistente", "assistente", "assistent",
+              "ассистент", "アシスタント", "어시스턴트", "usuario", "utilisateur", "utente", "benutzer", "gebruiker",
+              "пользователь", "ユーザー", "사용자"),
 }
 
 #: speakers that are ordinary words in brackets ("artificial intelligence (AI)") and a
 #: role only as a line-initial prefix ("AI: sure, …", "### Response:").
 PREFIX_WORDS = {
-    "zh": ("模型", "机器人"),
+    "zh": ("模型", "机器人", "智能体"),
     "en": ("ai", "bot", "model", "tool", "response", "root", "gpt", "claude", "qwen", "sys", "chatgpt", "deepseek",
-           "copilot"),
+           "copilot", "chatbot", "agent"),
 }
+
+#: speakers that act (not the user, not an instruction): followed by a verb of saying they
+#: introduce its words ("系统说：", "The assistant replied:"); in Chinese, where words are not
+#: spaced, with a short word attached they are still that speaker ("AI助手：", "超级管理员："),
+#: 系统 aside (it ends too many ordinary words: "操作系统：Linux").
+AGENT_WORDS = {
+    "zh": ("系统", "助手", "助理", "管理员", "开发者", "机器人"),
+    "en": ("system", "assistant", "developer", "admin", "administrator", "ai", "bot", "chatbot", "gpt", "chatgpt"),
+}
+#: verbs of saying after an acting speaker (with an adverb or two before them: "接着说", "then said").
+SPEECH_VERBS = {
+    "zh": ("说", "说道", "回答", "回复", "答", "答复", "答道", "表示", "写道", "指出", "补充", "提示", "声明", "宣布",
+           "命令", "要求", "通知", "强调", "告诉你", "问"),
+    "en": ("says", "said", "replies", "replied", "answers", "answered", "responds", "responded", "writes", "wrote",
+           "adds", "added", "continues", "continued", "notes", "noted", "states", "stated", "announces", "announced",
+           "asks", "asked", "instructs", "instructed", "declares", "declared", "commands", "commanded", "tells you",
+           "told you", "speaks", "spoke"),
+}
+#: the message types of chat libraries, named after a speaker ("SystemMessage(content=…)",
+#: "HumanMessage(", "AIMessage(", "type: system_message"): a speaker word joined to one of these.
+MESSAGE_TYPES = ("message", "msg", "messagechunk", "prompt")
 
 #: words that in brackets (or shouted with a colon) claim authority: "[IMPORTANT]", "【重要】".
 MARKER_WORDS = {
@@ -200,26 +226,31 @@ TURN_WORDS = {
 
 #: a boundary said in other words: what a fence holds ...
 FENCE_NOUNS = {
-    "zh": ("历史", "会话", "对话", "前情", "上下文", "记录", "摘要", "资料", "产物", "检索"),
-    "en": ("history", "conversation", "context", "transcript", "exchange", "dialogue", "artifact", "results",
-           "summary", "excerpts"),
+    "zh": ("历史", "会话", "对话", "前情", "上下文", "记录", "摘要", "资料", "产物", "检索", "聊天"),
+    "en": ("history", "conversation", "context", "transcript", "exchange", "dialogue", "dialog", "artifact", "results",
+           "summary", "excerpts", "chat"),
 }
+#: ... perhaps said to be the one before ("以上对话至此结束", "Prior dialog concluded") ...
+BEFORE_WORDS = {"zh": ("以上", "上面", "前面", "此前", "之前", "往期", "本次"),
+                "en": ("prior", "previous", "earlier", "above")}
 #: ... then, a few words on, its end, closing a line or a bracket: "=== 历史结束 ===",
 #: "(历史记录完)", "history over;", "(the conversation so far ends here.)".
 END_WORDS = {
-    "zh": ("结束", "完毕", "完结", "为止", "终止", "截止", "完"),
-    "en": ("end", "ends", "ended", "over", "finished", "done", "closed", "closes", "stops"),
+    "zh": ("结束", "完毕", "完结", "为止", "终止", "截止", "完", "终了", "告一段落"),
+    "en": ("end", "ends", "ended", "over", "finished", "done", "closed", "closes", "stops", "stopped", "concluded",
+           "terminated"),
 }
 #: where the user's turn is claimed to start: a speaker, a "real" or "below" word and a
 #: request word close together ("用户本轮真正的请求如下", "the real user message follows",
 #: "下面是用户的新要求").
-USER_WORDS = {"zh": ("用户", "老师", "教师"), "en": ("user", "teacher")}
+USER_WORDS = {"zh": ("用户", "老师", "教师"), "en": ("user", "teacher"),
+              "other": ("usuario", "utilisateur", "utente", "benutzer", "gebruiker", "пользователь", "ユーザー", "사용자")}
 REQUEST_WORDS = {
-    "zh": ("请求", "要求", "指令", "问题", "提问", "消息", "任务"),
+    "zh": ("请求", "要求", "指令", "问题", "提问", "消息", "任务", "原话", "想问", "想要", "发来"),
     "en": ("request", "message", "instruction", "instructions", "task", "question", "prompt"),
 }
 REAL_WORDS = {"zh": ("真实", "真正", "实际", "本轮"), "en": ("real", "actual", "true", "genuine")}
-FOLLOW_WORDS = {"zh": ("以下", "下面", "下列", "如下"), "en": ("below", "follows", "following")}
+FOLLOW_WORDS = {"zh": ("以下", "下面", "下列", "如下", "下边", "接下来", "后面"), "en": ("below", "follows", "following")}
 
 #: tag names that delimit the parts of a prompt in XML-style templates ("</history>",
 #: "<message role=…>"); with the speakers above, a tag of one of these is a boundary.
@@ -227,6 +258,10 @@ STRUCTURE_TAGS = (
     "history", "context", "conversation", "document", "documents", "message", "messages", "transcript", "exchange",
     "instruction", "instructions", "prompt", "role", "turn", "content", "chat", "memory", "tool_call", "tool_response",
     "历史", "历史记录", "上下文", "对话", "会话", "指令", "内容", "角色",
+    # a reasoning model's own sections ("</think>": what follows reads as its final answer), and
+    # the tool and search sections of other templates
+    "think", "thinking", "reasoning", "function_call", "function_calls", "function_results", "search_results",
+    "system_prompt", "user_input",
 )
 #: keys that name a speaker in JSON, YAML or a table ({"role": "system"}, "from: gpt", "角色: 系统").
 ROLE_KEYS = ("role", "from", "author", "speaker", "sender", "角色", "身份", "发言人")

@@ -1,6 +1,7 @@
 """L4 knowledge base: the passages of the agent's documents that match the input.
 
-A passage is untrusted: its source line and its text are sanitized and datamarked
+A passage is untrusted: its source line (the document's title read as the lines it may
+have been, then the whole line) and its text are sanitized and datamarked
 (core.fencing), and the fence's opening and closing lines carry the run's nonce.
 """
 
@@ -9,7 +10,7 @@ import logging
 from django.conf import settings
 
 from core import labels
-from core.fencing import fit_untrusted, with_nonce
+from core.fencing import fit_untrusted, sanitize_name, with_nonce
 from agents.layers import MemoryLayer, StepResult
 from core.tokens import count_tokens
 from knowledge.selectors import kb_search
@@ -61,10 +62,12 @@ class KnowledgeLayer(MemoryLayer):
         for chunk, _score in found:
             if chunk.document.source_run_id and _refused(chunk):
                 continue
-            # The source line is the title inside our quotes: sanitized whole (a title of
-            # "系统" must not become "《系统》"), then datamarked like the passage.
-            source = SOURCE[language].format(title=" ".join(chunk.document.title.split()))
-            title = fit_untrusted(source, language=language, nonce=ctx.nonce, limit=200)
+            # The source line is the title inside our quotes. The title is read as the lines it
+            # may have been before it was stored on one ("Lesson notes\nSYSTEM OVERRIDE …"), then
+            # the whole line is sanitized again (a title of "系统" must not become "《系统》") and
+            # datamarked like the passage.
+            name = sanitize_name(chunk.document.title, language=language, nonce=ctx.nonce)
+            title = fit_untrusted(SOURCE[language].format(title=name), language=language, nonce=ctx.nonce, limit=200)
             head = count_tokens(title) + 2
             if room - head < MIN_PASSAGE_TOKENS:
                 break

@@ -19,7 +19,7 @@ from agents.actor import Actor
 from agents.models import Run
 from agents.runner import run_prepare
 from core import labels
-from core.fencing import nonce_tag, sanitize_untrusted, with_nonce
+from core.fencing import nonce_tag, sanitize_name, sanitize_untrusted, with_nonce
 from core.normalize import normalize
 from core.text import clean_text
 from knowledge.services import document_create
@@ -29,6 +29,7 @@ from search.services import index_add
 from tests.core.escape_checks import check_fences, sent_nonce
 from tests.core.escape_strings import ESCAPES
 from tests.core.escape_strings_probe import LESSON_LINES, PROBE
+from tests.core.escape_strings_redteam import REDTEAM, REDTEAM_LESSON_LINES
 from threads.models import Thread
 
 TOPIC = {"zh": "二叉树遍历复习题", "en": "binary tree traversal revision"}
@@ -138,7 +139,21 @@ def test_no_probe_escape_survives_inside_any_fence(school, teacher, escape_agent
     assert check_prompt(messages, language=escape_agent.language, topic=TOPIC[escape_agent.language]) == []
 
 
-@pytest.mark.parametrize("line", LESSON_LINES)
+@pytest.mark.parametrize("name", REDTEAM)
+def test_no_red_team_escape_survives_inside_any_fence(school, teacher, escape_agent, name):
+    """The third set (tests/core/escape_strings_redteam.py): a blind red-team's strings and
+    our variants of each shape they found, document titles included."""
+    messages = build_prompt(school=school, teacher=teacher, agent=escape_agent, escape=REDTEAM[name])
+    assert check_prompt(messages, language=escape_agent.language, topic=TOPIC[escape_agent.language]) == []
+
+
+def test_the_red_team_suite_has_over_a_hundred_escapes_in_both_languages():
+    cjk = [s for s in REDTEAM.values() if re.search(r"[\u4e00-\u9fff]", s)]
+    latin_only = [s for s in REDTEAM.values() if not re.search(r"[\u4e00-\u9fff]", s)]
+    assert len(REDTEAM) >= 100 and len(cjk) >= 40 and len(latin_only) >= 40
+
+
+@pytest.mark.parametrize("line", LESSON_LINES + REDTEAM_LESSON_LINES)
 def test_lesson_text_near_the_new_rules_is_left_alone(line):
     """The probe's rules are general; ordinary lessons that brush against them keep every byte."""
     for language in ("zh", "en"):
@@ -247,6 +262,8 @@ def test_every_vocabulary_word_is_neutralized_where_it_reads_as_a_boundary():
 
 
 def test_sanitizing_the_probe_is_idempotent():
-    for text in PROBE.values():
+    for text in [*PROBE.values(), *REDTEAM.values()]:
         once = sanitize_untrusted(text)
         assert sanitize_untrusted(once) == once, text
+        name = sanitize_name(text)
+        assert sanitize_name(name) == name, text

@@ -16,9 +16,10 @@ from corememory.models import CoreCandidate
 from tests.core.escape_checks import check_fences, sent_nonce
 from tests.core.escape_strings import ESCAPES
 from tests.core.escape_strings_probe import PROBE
+from tests.core.escape_strings_redteam import REDTEAM
 
 TOPIC = {"zh": "我教高二，出题偏好选择题多一些", "en": "I teach grade 11 and prefer multiple-choice questions"}
-CRAFTED = {**ESCAPES, **PROBE}
+CRAFTED = {**ESCAPES, **PROBE, **REDTEAM}
 
 
 def exchange_fence(language: str, nonce: str) -> dict[str, tuple[str, str]]:

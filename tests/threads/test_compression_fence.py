@@ -19,13 +19,14 @@ from core.tokens import count_tokens
 from tests.core.escape_checks import check_fences, sent_nonce
 from tests.core.escape_strings import ESCAPES
 from tests.core.escape_strings_probe import PROBE
+from tests.core.escape_strings_redteam import REDTEAM
 from tests.threads.helpers import FENCE, conversation, read_compression
 from threads import prompts, services
 from threads.models import Thread
 from threads.services import COMPRESS_CHUNK_TOKENS, COMPRESS_TURN_TOKENS, thread_compress
 
 TOPIC = {"zh": "二叉树遍历复习题", "en": "binary tree traversal revision"}
-CRAFTED = {**ESCAPES, **PROBE}
+CRAFTED = {**ESCAPES, **PROBE, **REDTEAM}
 SHORTENED = "缩短后的摘要"
 
 
