@@ -22,12 +22,19 @@ _EN_VALUE = (r"(?:\d{2,3}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|question
              r"marks? each))|[a-f][+\-]?(?![a-z0-9]))")
 _GROUPS = r"年级|班级|全班|全年级|全校|班上|班里|班内|级部|学校|校内|全区|区里|全市|市里|全省|省里|考场|小组内"
 _LEVELS = (r"(?:优秀|优良|良好|中等|合格|及格|不合格|不及格|待合格|待提高|较差|优|良|差|一般|较好|很好|很差|不好|不理想|落后|拔尖|"
-           r"垫底|[一二三四五]类[上中下]?文?|[一二三四五]档|中下|中上|中游|上游|下游|最差|最好|倒数|数一数二|靠前|靠后|前列)"
+           r"垫底|[一二三四五]类[上中下]?文?|[一二三四五]档|[一二三]级[甲乙]等|[甲乙丙丁]等|中下|中上|中游|上游|下游|最差|最好|倒数|数一数二|靠前|靠后|前列)"
            r"(?:偏下|偏上|以上|以下|水平)?(?!\s*\d+\s*分?\s*(?:以上|以下|到|至|-|~))")
 # Where a grade is being talked about: a subject, an exam, a piece of assessed work.
-_ASSESSED = rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|等级|等第|评定|评级|考评|测评|综合评价"
+_ASSESSED = (rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|报告|等级|等第|评定|评级|考评|测评|综合评价|素质评价|"
+             r"水平测试|考级")
 _GRADE_VERB = (r"[:：是为]|评为|评定为|被评为|评了个?|评上|评到|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?|拿到|得到|考到|"
+               r"给了个?|给的是|打了个?|记为|记成|记作|定为|判为|"
                r"获得|只拿到")
+# A grade may be quoted: 给了个"差", 等级为「合格」
+_QUOTE = r"[“\"「『'‘]"
+_UNQUOTE = r"[”\"」』'’]"
+#: not one level of a list of them (分为“优”“良”“中”, 等级为优、良、中、差)
+_NOT_LISTED = rf"(?!{_UNQUOTE}?\s*[、/和与或]\s*{_QUOTE}?\s*(?:{_LEVELS})|{_UNQUOTE}\s*{_QUOTE}\s*(?:{_LEVELS}))"
 # Not a letter of a list (等级 A、B、C) or of a paper, a set, a class …
 _LETTER = r"[a-f][+\-]?(?![a-z0-9+\-卷版组类层班档册面点级区套题型])(?!\s*[、/和与或]\s*[a-f](?![a-z]))"
 _EN_LETTER = r"[a-f](?:[+\-]|\s+(?:plus|minus)\b)?"
@@ -136,15 +143,18 @@ SCORE_RULES_ZH = {
     ),
     # 数学B+, 语文等级为A, 英语评为优, 成绩：良好, 数学优秀 (a grade letter or word after a subject)
     "score_letter_or_level": (
-        rf"(?:{_ASSESSED})\s*(?:成绩|等级|等第|考试)?\s*(?:{_GRADE_VERB})?\s*"
-        rf"(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]|的成绩|等))|"
-        rf"(?:{_ASSESSED})(?:(?!标准|细则)[^，,。.;；!！?？\n]){{0,8}}?(?:{_GRADE_VERB})\s*"
-        rf"(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]))",
+        rf"(?:{_ASSESSED})\s*(?:成绩|等级|等第|考试)?\s*(?:{_GRADE_VERB})?\s*{_QUOTE}?"
+        rf"(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]|{_UNQUOTE}|的成绩|等){_NOT_LISTED})|"
+        rf"(?:{_ASSESSED})(?:(?!标准|细则)[^，,。.;；!！?？\n]){{0,8}}?(?:{_GRADE_VERB})\s*个?\s*{_QUOTE}?"
+        rf"(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]|{_UNQUOTE}){_NOT_LISTED})",
         ["数学B+", "语文等级为A", "英语评为优", "成绩：良好", "王芳数学优秀。", "期末评定：不合格", "郑爽历史评了个良",
-         "胡军英语口语测试得了B"],
+         "胡军英语口语测试得了B", "作文这次我给了个“差”", "作文等级记为「良」", "综合素质评价为b等",
+         "实验报告我给了C，数据处理有错", "普通话水平测试是二级乙等", "数学为什么只拿了个“良”"],
         ["试卷分A卷和B卷", "数学A层班", "数学优秀的同学可以做拓展题", "成绩优良中差四档怎么定义",
          "讲解作文的评分等级 A、B、C 分别对应的要求",
-         "作文评分标准：一类文 50 分以上", "作文评分：一类上 50 分以上，二类下 35 到 39 分"],
+         "作文评分标准：一类文 50 分以上", "作文评分：一类上 50 分以上，二类下 35 到 39 分",
+         "实验报告给了模板", "综合素质评价的“合格”标准怎么写", "作文等级分为“优”“良”“中”“差”四档",
+         "作文等级分为优、良、中、差四档"],
     ),
     # Words that are themselves a grade, or pass/fail of an exam.
     "score_fail_words": (
@@ -153,7 +163,8 @@ SCORE_RULES_ZH = {
         rf"(?:刚好|刚刚|勉强|险些|差点|差一点|没能|总算)\s*(?:及格|不及格|过线|没过|挂)|"
         rf"考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
         rf"(?:{SUBJECTS}|考试)\s*(?:又|都|也|还)?\s*挂了|"
-        rf"(?:测试|考试|考核|测验|达标)[^，,。.;；\n]{{0,4}}?(?:没通过|未通过|不通过|没过|不达标|未达标)|"
+        rf"(?:测试|考试|考核|测验|达标|考级|答辩|面试|笔试|复试|学考|会考|体测)[^，,。.;；\n]{{0,4}}?"
+        rf"(?:没通过|未通过|不通过|没过|不达标|未达标)(?!的?(?:人|同学|学生|考生|老师|怎么|如何|要|需要|可以|能))|"
         rf"(?:全科|各科|每科|门门|科科|样样)\s*(?:都)?\s*(?:优秀|优(?!秀)|良好|良(?!好)|及格|不及格|满分|a\b)"
         rf"(?!的?\s*(?:标准|要求|条件))|"
         rf"(?:考了|得了|拿了|评了|评为|被评为)\s*个?\s*[a-f][+\-]?\s*等(?![等级])(?!\s*[、,，和与或])|"
@@ -163,10 +174,11 @@ SCORE_RULES_ZH = {
         ["赵磊这次数学不及格", "小李补考了", "鲁豫这学期期末考试全科优秀", "华晨宇的化学实验考核不通过", "施然这次考了 A 等",
          "张伟上学期挂了两门", "李娜物理又没过", "刘洋数学刚好及格",
          "吴磊英语重修", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
-         "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底", "王梓睿是班上的学困生", "孙一诺每次都前三"],
+         "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底", "王梓睿是班上的学困生", "孙一诺每次都前三",
+         "钢琴八级考级没过", "毕业论文答辩没通过", "三人化学学考未达标"],
         ["及格线是60分", "如何帮助学困生提高成绩", "每次都先做第一题", "把不及格的题型归类一下", "这段代码没过编译",
          "全科优秀的标准是每科 85 分以上", "A 等、B 等、C 等的比例怎么定",
-         "用“不及格”造句"],
+         "用“不及格”造句", "面试没通过的人可以申请复议吗"],
     ),
 }
 
@@ -313,9 +325,11 @@ SCORE_RULES_EN = {
         ["rank the answers from best to worst", "the 2nd lesson of the week", "Top of the class strategies for revision"],
     ),
     "score_pass_fail": (
-        r"\bflunk(?:ed|s|ing)?\b|\b(?:barely|narrowly|only\s+just|just)\s+(?:passed|failed|scraped)\b|"
+        r"\bflunk(?:ed|s|ing)?\b|\b(?:failed|fails|passed|passes)\s+(?:his|her|their)\s+(?:\w+\s+)?(?:observation|"
+        r"observed\s+lesson|assessment|interview|audition|defen[cs]e|viva|driving\s+test)s?\b|\b(?:barely|narrowly|only\s+just|just)\s+(?:passed|failed|scraped)\b|"
         rf"\b(?:didn't|did\s+not|couldn't|could\s+not|never|failed\s+to)\s+pass\s+(?:the\s+|his\s+|her\s+|their\s+|an?\s+)?"
-        rf"(?:\w+\s+)?(?:exam|test|quiz|paper|module|oral|course|class|subject|resit|retake|{_EN_SUBJECTS})s?\b|"
+        rf"(?:\w+\s+)?(?:exam|test|quiz|paper|module|oral|course|class|subject|resit|retake|observation|assessment|"
+        rf"interview|audition|{_EN_SUBJECTS})s?\b|"
         r"\bonly\s+(?:one|student|pupil|child|person|kid)\s+(?:who\s+|to\s+)fail(?:ed)?\s+(?:the\s+|his\s+|her\s+|"
         r"their\s+)(?:\w+\s+)?(?:exam|test|quiz|paper|module)\b|"
         r"\b(?:passed|failed|sat|took|takes|take|taking)\s+(?:the\s+|his\s+|her\s+|their\s+|a\s+)(?:\w+\s+)?"
@@ -330,9 +344,10 @@ SCORE_RULES_EN = {
         r"midterm|paper)",
         ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit",
          "Daniel flunked geography", "Lucy barely passed maths", "Amy passed the retake", "Kevin has to resit the exam",
-         "Chloe didn't pass her French oral", "the only student to fail the algebra test"],
+         "Chloe didn't pass her French oral", "the only student to fail the algebra test",
+         "Ms Harper failed her observed lesson", "our trainee didn't pass her QTS observation"],
         ["the program passed the unit test", "passes the ball", "The cursor may never pass an unfinished run",
-         "made to fail the test if anything calls it"],
+         "made to fail the test if anything calls it", "what happens if a candidate fails the interview?"],
     ),
 }
 
