@@ -178,7 +178,7 @@ ROLE_WORDS = {
 PREFIX_WORDS = {
     "zh": ("模型", "机器人", "智能体"),
     "en": ("ai", "bot", "model", "tool", "response", "root", "gpt", "claude", "qwen", "sys", "chatgpt", "deepseek",
-           "copilot", "chatbot", "agent"),
+           "copilot", "chatbot", "agent", "operator", "platform"),
 }
 
 #: speakers that act (not the user, not an instruction): followed by a verb of saying they
