@@ -235,11 +235,6 @@ NUMBER_KINDS = frozenset({"id_number", "phone", "bank_card"})
 #: a text this short is a value more than a sentence (小明年级前十, 陈静语文：良): what the
 #: rules find in it stands, whatever the judge says
 _RULES_STAND_BELOW_CHARS = 12
-#: ... unless the judge all but rules a person out: a question or a title about the word
-#: itself (低保户是什么意思？, 色盲遗传系谱图练习, 挂科率统计表模板). On our labelled sets every
-#: short sensitive text the rules find is judged above this (83 of 83), and the five short
-#: benign ones below it.
-_SHORT_TEXT_FLOOR = 0.1
 
 
 def screen(text: str) -> Verdict:
@@ -276,8 +271,8 @@ def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int
     On a `disguised` text (core.normalize.disguised: invisible characters, other scripts'
     digits, look-alike letters, A.D.H.D …) what the rules find stands."""
     kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS}
-    short = chars < _RULES_STAND_BELOW_CHARS and judged.sensitive > _SHORT_TEXT_FLOOR
-    if judged.sensitive > limits.low or judged.clause > limits.clause_low or short or disguised:
+    if (judged.sensitive > limits.low or judged.clause > limits.clause_low or chars < _RULES_STAND_BELOW_CHARS
+            or disguised):
         kinds.update(rule_kinds)
     if (judged.sensitive > limits.high or judged.clause > limits.clause_high) and not kinds:
         kinds.add(judged.kind)

@@ -61,13 +61,7 @@ def test_the_rules_words_also_stand_where_one_clause_is_above_clause_low():
 
 
 def test_in_a_text_too_short_to_be_a_sentence_the_rules_stand():
-    assert decide(("score",), judged(0.15), chars=6, limits=LIMITS) == ("score",)
-
-
-def test_unless_the_judge_all_but_rules_a_person_out():
-    assert decide(("family",), judged(0.05), chars=9, limits=LIMITS) == ()
-    assert decide(("family",), judged(0.05), chars=9, limits=LIMITS, disguised=True) == ("family",)
-    assert decide(("phone",), judged(0.0), chars=11, limits=LIMITS) == ("phone",)
+    assert decide(("score",), judged(0.0), chars=6, limits=LIMITS) == ("score",)
 
 
 def test_the_judge_alone_refuses_above_high_or_on_one_clause_above_clause_high():
