@@ -196,6 +196,10 @@ RULES: tuple[Rule, ...] = (
         r"(?:在外(?:地|省)?\s*(?:打工|务工|工作)|在[\u4e00-\u9fff]{1,4}(?:打工|务工))"),
          ("高思齐父母常年在外打工", "他爸妈都在外地务工", "沈悦父母在广东打工"),
          ("讲讲外出务工人员的贡献",)),
+    Rule("score_pinyin", "score", lambda text, plain: "score" in _fuzzy_terms_in(plain)
+         and not terms.lesson_request(text, plain),
+         ("郑浩体育测试 b-u-j-i-g-e", "王磊数学bujige了", "他这学期guake两门", "张三物理 ling fen"),
+         ("不及格的题型归类", "挂科率统计表", "linguistics fences", "a guava cake", "lingering fog")),
     Rule("family_pinyin_and_typos", "family", lambda text, plain: "family" in _fuzzy_terms_in(plain)
          and not terms.lesson_request(text, plain),
          ("她是danqin家庭", "他爸妈lihun了"),

@@ -41,6 +41,7 @@ class Term:
     case_sensitive: bool = False
     exact: bool = False  # no typo or pinyin variants
     unless: tuple[str, ...] = ()  # normalized words that make this term mean something else
+    pinyin_only: bool = False  # found only when written in pinyin (the rules read its characters)
 
     @property
     def cjk(self) -> bool:
@@ -62,11 +63,13 @@ def load_terms(path: Path = TERMS_FILE, kinds: tuple[str, ...] = ()) -> tuple[Te
             raise ValueError(f"{path.name}:{number}: a term before the first [kind] section")
         word, _, flags = line.partition("|")
         word = word.strip()
-        exact, unless = False, []
+        exact, unless, pinyin_only = False, [], False
         for flag in flags.split(";"):
             name, _, value = flag.strip().partition(" ")
             if name == "exact":
                 exact = True
+            elif name == "pinyin":
+                pinyin_only = True
             elif name == "unless":
                 unless.extend(normalize(v.strip()) for v in value.split(",") if v.strip())
             elif name:
@@ -75,7 +78,9 @@ def load_terms(path: Path = TERMS_FILE, kinds: tuple[str, ...] = ()) -> tuple[Te
         word = word.lstrip("=")
         prefix = word.endswith("*")
         text = fold(word.rstrip("*")) if case_sensitive else normalize(word.rstrip("*"))
-        terms.append(Term(kind, text, prefix, case_sensitive, exact or case_sensitive, tuple(unless)))
+        if pinyin_only and (exact or case_sensitive or not _CJK_RUN.fullmatch(text)):
+            raise ValueError(f"{path.name}:{number}: only a Chinese term can be read in pinyin only")
+        terms.append(Term(kind, text, prefix, case_sensitive, exact or case_sensitive, tuple(unless), pinyin_only))
     return tuple(terms)
 
 
@@ -102,7 +107,7 @@ def _alternation(patterns: list[str]) -> re.Pattern | None:
 def compiled(terms: tuple[Term, ...]) -> dict[str, _Compiled]:
     out = {}
     for kind in dict.fromkeys(t.kind for t in terms):
-        mine = [t for t in terms if t.kind == kind and not t.unless]
+        mine = [t for t in terms if t.kind == kind and not t.unless and not t.pinyin_only]
         cjk = sorted((t.text.replace(" ", "") for t in mine if t.cjk), key=len, reverse=True)
         out[kind] = _Compiled(
             cjk=_alternation([re.escape(t) for t in cjk]),
@@ -305,7 +310,7 @@ def _anchor_index(terms: tuple[Term, ...]) -> dict[str, list[tuple[int, int, str
     index: dict[str, list] = {}
     for term in terms:
         text = term.text.replace(" ", "")
-        if term.cjk and not term.exact and len(text) >= 2 and _CJK_RUN.fullmatch(text):
+        if term.cjk and not term.exact and not term.pinyin_only and len(text) >= 2 and _CJK_RUN.fullmatch(text):
             for i in range(len(text)):
                 k = 1 if i == 0 else 0
                 index.setdefault(text[k], []).append((k, i, text, term))
@@ -409,7 +414,7 @@ def term_kinds(text: str, plain: str, terms: tuple[Term, ...]):
                 or (patterns.case_sensitive is not None and patterns.case_sensitive.search(fold(text))):
             yield kind
     for term in terms:
-        if term.unless and _contextual_hit(term, plain, squeezed):
+        if term.unless and not term.pinyin_only and _contextual_hit(term, plain, squeezed):
             yield term.kind
 
 

@@ -112,6 +112,18 @@ def test_pinyin_counts_only_when_it_is_typed_in_latin():
     assert redline.check("小船").ok  # xiaochuan, like 哮喘, but written in characters
 
 
+def test_a_pinyin_only_term_is_found_in_pinyin_never_in_its_characters(tmp_path):
+    path = tmp_path / "terms.txt"
+    path.write_text("[score]\n不及格 | pinyin\n", encoding="utf-8")
+    found = redline.terms.load_terms(path, redline.KINDS)
+    assert list(redline.terms.fuzzy_term_kinds("郑浩体育测试bujige", found)) == ["score"]
+    assert not list(redline.terms.term_kinds("郑浩体育测试不及格", "郑浩体育测试不及格", found))
+    assert not list(redline.terms.fuzzy_term_kinds("郑浩体育测试不急格", found))  # no sound-alike typos either
+    path.write_text("[score]\nfailed | pinyin\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="only a Chinese term"):
+        redline.terms.load_terms(path, redline.KINDS)
+
+
 def test_the_term_file_rejects_an_unknown_flag(tmp_path):
     path = tmp_path / "terms.txt"
     path.write_text("[health]\n抑郁 | sometimes\n", encoding="utf-8")
