@@ -397,9 +397,11 @@ def _rules() -> list[re.Pattern]:
                    + r"|^[\W_]*+" + authority),
         # A role prefix at the start of a line: "system:", "### Instruction:", "**助手**：", "1. user:",
         # "SYSTEM (priority 0):", "“助手”：", an arrow ("User → …", "system =>"), for a speaker other
-        # than the user a bar or a dash ("| system |"), and a role after a sentence: "好的。用户：…".
+        # than the user a bar or a dash ("| system |") or a CSV cell ("system,…", "\"assistant\"\t…"), and a
+        # role after a sentence: "好的。用户：…".
         re.compile(line_start + "(?:(?:" + strong_re + closers + "|" + speaker_re + plain_closers + ")" + qualifier
-                   + r"\s*[:：]|" + strong_re + closers + r"\s*(?:=>|->|>>|\||\s[-–—]+\s)|" + role_re + plain_closers
+                   + r"\s*[:：]|" + strong_re + closers + r"\s*(?:=>|->|>>|\||\s[-–—]+\s|,(?=\S)|\t)|" + role_re
+                   + plain_closers
                    + r"\s*(?:=>|->))"
                    + "|" + sentence_end + "(?:" + strong_re + closers + "|" + role_re + plain_closers + ")" + qualifier
                    + r"\s*[:：]"),
