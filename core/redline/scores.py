@@ -22,7 +22,8 @@ _EN_VALUE = (r"(?:\d{2,3}(?:\.\d+)?(?![\d:])(?!\s*(?:minutes|mins|pages|question
              r"marks? each))|[a-f][+\-]?(?![a-z0-9]))")
 _GROUPS = r"年级|班级|全班|全年级|全校|班上|班里|班内|级部|学校|校内|全区|区里|全市|市里|全省|省里|考场|小组内"
 _LEVELS = (r"(?:优秀|优良|良好|中等|合格|及格|不合格|不及格|待合格|待提高|较差|优|良|差|一般|较好|很好|很差|不好|不理想|落后|拔尖|"
-           r"垫底|[一二三四五]类[上中下]?文?|[一二三四五]档|[一二三]级[甲乙]等|[甲乙丙丁]等|中下|中上|中游|上游|下游|最差|最好|倒数|数一数二|靠前|靠后|前列)"
+           r"垫底|[一二三四五]类[上中下]?文?|[一二三四五]档|[一二三]级[甲乙]等|[甲乙丙丁]等|中下|中上|中游|上游|下游|最差|最好|"
+           r"倒数|数一数二|靠前|靠后|前列)"
            r"(?:偏下|偏上|以上|以下|水平)?(?!\s*\d+\s*分?\s*(?:以上|以下|到|至|-|~))")
 # Where a grade is being talked about: a subject, an exam, a piece of assessed work.
 _ASSESSED = (rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|报告|等级|等第|评定|评级|考评|测评|综合评价|素质评价|"
@@ -326,7 +327,8 @@ SCORE_RULES_EN = {
     ),
     "score_pass_fail": (
         r"\bflunk(?:ed|s|ing)?\b|\b(?:failed|fails|passed|passes)\s+(?:his|her|their)\s+(?:\w+\s+)?(?:observation|"
-        r"observed\s+lesson|assessment|interview|audition|defen[cs]e|viva|driving\s+test)s?\b|\b(?:barely|narrowly|only\s+just|just)\s+(?:passed|failed|scraped)\b|"
+        r"observed\s+lesson|assessment|interview|audition|defen[cs]e|viva|driving\s+test)s?\b|"
+        r"\b(?:barely|narrowly|only\s+just|just)\s+(?:passed|failed|scraped)\b|"
         rf"\b(?:didn't|did\s+not|couldn't|could\s+not|never|failed\s+to)\s+pass\s+(?:the\s+|his\s+|her\s+|their\s+|an?\s+)?"
         rf"(?:\w+\s+)?(?:exam|test|quiz|paper|module|oral|course|class|subject|resit|retake|observation|assessment|"
         rf"interview|audition|{_EN_SUBJECTS})s?\b|"
