@@ -24,6 +24,22 @@ def tokens(text):
     return out
 
 
+def bm25_scores(query, docs, df, avg):
+    """BM25 of `query` against each term-count Counter of `docs` (df: document frequencies,
+    avg: mean document length)."""
+    n = len(docs)
+    out = []
+    for tf in docs:
+        dl = sum(tf.values())
+        s = 0.0
+        for t in set(tokens(query)):
+            if t in tf:
+                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                s += idf * tf[t] * 2.2 / (tf[t] + 1.2 * (0.25 + 0.75 * dl / avg))
+        out.append(s)
+    return out
+
+
 def evaluate(path):
     records = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
     docs = defaultdict(list)
@@ -42,16 +58,8 @@ def evaluate(path):
             continue
         ds = docs[q["user"]]
         df, avg = stats[q["user"]]
-        n = len(ds)
-        scored = []
-        for mid, tf in ds:
-            dl = sum(tf.values())
-            s = 0.0
-            for t in set(tokens(q["query"])):
-                if t in tf:
-                    idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                    s += idf * tf[t] * 2.2 / (tf[t] + 1.2 * (0.25 + 0.75 * dl / avg))
-            scored.append((s, mid))
+        scores = bm25_scores(q["query"], [tf for _, tf in ds], df, avg)
+        scored = [(s, mid) for s, (mid, _) in zip(scores, ds)]
         ranking = [mid for _, mid in sorted(scored, key=lambda x: (-x[0], x[1]))]
         first = min(ranking.index(mid) for mid in q["relevant"])
         style = q.get("style", "-").split("+")[0]
