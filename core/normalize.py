@@ -13,7 +13,8 @@ teacher's original text. The steps, in order:
    Armenian, Cherokee …, from the Unicode confusables table that ``confusable-homoglyphs``
    ships) to Latin; mathematical alphanumerics are already folded by NFKC;
 4. traditional -> simplified Chinese (OpenCC ``t2s``);
-5. lower case (casefold); Chinese written apart is joined (数 学, 抑-郁-症), pinyin tone
+5. lower case (casefold); an emoji or a marking symbol inside a word is dropped (自😢伤,
+   抑*郁症, dep🙁ression); Chinese written apart is joined (数 学, 抑-郁-症), pinyin tone
    numbers dropped (yi4yu4zheng4), digits between letters read as letters (d1ab3tes);
 6. numbers written in words become digits: runs of two or more Chinese numerals
    including 〇, 大写 壹贰叁 and mixed forms (一三八…, 1三8一…, 九十二, 一百零五; a
@@ -291,7 +292,23 @@ def _spaced_out(text: str) -> str:
     return re.sub(r"\s{2,}", " ", _SPACED_RUN.sub(lambda m: m.group().replace(" ", ""), text))
 
 
+# A pictograph or a marking symbol dropped inside a word: 自😢伤, 抑*郁症, dep🙁ression,
+# adh#d. Emoji and other symbols (Unicode So, Sk) and * ~ ^ # (and _ between Chinese
+# characters), at most four in a row, between two letters of one script.
+_SYMBOL_IN_HAN = re.compile(rf"(?<=[{_HAN}])[^\w\s]{{1,4}}(?=[{_HAN}])|(?<=[{_HAN}])_{{1,4}}(?=[{_HAN}])")
+_SYMBOL_IN_LATIN = re.compile(r"(?<=[a-z])[^\w\s]{1,4}(?=[a-z])")
+_MARKING_SYMBOLS = frozenset("*~^#_")
+
+
+def _dropped_symbols(match: re.Match) -> str:
+    run = match.group()
+    if all(c in _MARKING_SYMBOLS or unicodedata.category(c) in ("So", "Sk") for c in run):
+        return ""
+    return run
+
+
 def _apart(text: str) -> str:
+    text = _SYMBOL_IN_HAN.sub(_dropped_symbols, text)
     text = _SPACE_IN_HAN.sub("", text)
     return _SPELLED_HAN.sub(lambda m: m.group()[::2], text)
 
@@ -360,6 +377,7 @@ def normalize(text: str) -> str:
     if not text.isascii():
         text = _apart(text)
         text = _CN_RUN.sub(_cn_number, text)
+    text = _SYMBOL_IN_LATIN.sub(_dropped_symbols, text)
     text = _latin_disguises(text)
     text = _spaced_out(text)
     text = _en_numbers(text)

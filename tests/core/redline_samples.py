@@ -120,9 +120,17 @@ SENSITIVE: list[tuple[str, str]] = [
     ("他家是低保户", "family"),
     ("Mia's parents are divorced", "family"),
     ("He lives in foster care", "family"),
+    # "notified", not a notice; a name followed by a day
+    ("韩东前天在宿舍自伤，已通知家长", "health"),
+    ("周敏昨天发烧住院了，我通知了她妈妈", "health"),
+    # a symbol dropped inside the word
+    ("林晓抑*郁症复发了", "health"),
+    ("Tom's dep🙁ression is back", "health"),
 ]
 
 BENIGN: list[str] = [
+    "写一份流感高发季节的通知，提醒家长注意孩子体温",
+    "给家长的通知：下周一进行视力筛查",
     # A class's average is the class's result, nobody's score (issue 9: "a named student's scores").
     "班级平均分78.5",
     "班级有45人",

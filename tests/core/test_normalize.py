@@ -71,6 +71,11 @@ FOLDED = [
     ("pinyin tone numbers", "yi4yu4zheng4", "yiyuzheng"),
     ("digits for letters", "d1ab3tes", "diabetes"),
     ("braille blank and Hangul filler", "Sys\u2800tem\u3164", "system"),
+    ("an emoji inside a Chinese word", "宿舍自😢伤", "宿舍自伤"),
+    ("a star inside a Chinese word", "抑*郁症", "抑郁症"),
+    ("an emoji inside an English word", "dep🙁ression", "depression"),
+    ("a hash inside an English word", "adh#d", "adhd"),
+    ("bold marks around a Chinese word", "数学**不及格**了", "数学不及格了"),
 ]
 
 KEPT = [
@@ -97,6 +102,10 @@ KEPT = [
     ("answer options two spaces apart", "选 A  B  C  D", "选 a  b  c  d"),
     ("a short spaced list", "a b  c d", "a b  c d"),
     ("ordinary pinyin with digit syllables", "wo men yi qi qu ba, ni shi er ba", "wo men yi qi qu ba, ni shi er ba"),
+    ("a name's middle dot", "哈利·波特", "哈利·波特"),
+    ("a hyphenated word", "ice-cream, rock-n-roll", "ice-cream, rock-n-roll"),
+    ("an emoji between words", "今天 😊 开心", "今天 😊 开心"),
+    ("arithmetic and C#", "3*4=12, a+b, C# 编程", "3*4=12, a+b, c# 编程"),
     ("empty", "", ""),
 ]
 
