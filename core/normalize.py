@@ -11,16 +11,17 @@ teacher's original text. The steps, in order:
    writes every Unicode decimal digit (Arabic-Indic, Devanagari, …) and every circled or
    dingbat digit (❶ ① ⓫) in ASCII, and folds look-alike letters (Cyrillic, Greek,
    Armenian, Cherokee …, from the Unicode confusables table that ``confusable-homoglyphs``
-   ships) to Latin; mathematical alphanumerics are already folded by NFKC;
+   ships) and other forms of Latin letters (small capitals ᴀ ɴ ɢ, turned ɐ) to Latin;
+   mathematical alphanumerics are already folded by NFKC;
 4. traditional -> simplified Chinese (OpenCC ``t2s``);
 5. lower case (casefold); an emoji or a marking symbol inside a word is dropped (自😢伤,
-   抑*郁症, dep🙁ression); Chinese written apart is joined (数 学, 抑-郁-症), pinyin tone
+   抑*郁症, dep🙁ression); a rank's homophones are read as it (年纪弟三); Chinese written apart is joined (数 学, 抑-郁-症), pinyin tone
    numbers dropped (yi4yu4zheng4), digits between letters read as letters (d1ab3tes);
 6. numbers written in words become digits: runs of two or more Chinese numerals
    including 〇, 大写 壹贰叁 and mixed forms (一三八…, 1三8一…, 九十二, 一百零五; a
    single character such as 张三's or 第三's stays a word), and English number words
    (one three eight …, ninety-two) and pinyin digits read out one by one (yao san ba …,
-   seven or more);
+   seven or more), and a mark read out in pinyin (jiu shi er fen -> 92分);
 7. letters spelled one by one are joined (A.D.H.D -> adhd);
 8. o, l and i inside a run of digits are read as 0 and 1 (138l2345678), and one or two
    other letters dropped into a number of ten digits or more are removed; separators
@@ -50,6 +51,8 @@ _MAX_UNESCAPE_ROUNDS = 4
 # lists CJK and symbol pairs, which must not be touched: 一 is not a dash).
 _FOLDED_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LATIN", "LISU", "OLD ITALIC",
                    "TIFINAGH", "VAI", "GEORGIAN", "MODIFIER LETTER", "SMALL CAPITAL", "LETTERLIKE")
+_LATIN_LETTER_FORM = re.compile(r"LATIN (?:LETTER|SMALL LETTER|CAPITAL LETTER) (?:SMALL CAPITAL|TURNED|REVERSED|"
+                                r"INVERTED|SCRIPT|DOTLESS) ([A-Z])")
 # Characters that render as nothing or as blank and are not whitespace.
 _BLANK_LETTERS = frozenset("\u115f\u1160\u17b4\u17b5\u180e\u2800\u3164\uffa0\u034f")
 
@@ -98,7 +101,12 @@ def _fold_char(code: int):
         return char
     if category in ("Zs", "Zl", "Zp"):
         return " "
-    return _confusable_to_latin().get(code, char)
+    folded = _confusable_to_latin().get(code)
+    if folded is not None:
+        return folded
+    # ᴀ ɴ ɢ ʀ (small capitals), ɐ (turned): a Latin letter in another form
+    letter = _LATIN_LETTER_FORM.fullmatch(unicodedata.name(char, ""))
+    return letter.group(1).lower() if letter else char
 
 
 _FOLD = _FoldTable()
@@ -221,6 +229,22 @@ def _pinyin_digit_run(match: re.Match) -> str:
     return "".join(str(_PINYIN_DIGITS[word]) for word in words) + tail
 
 
+# A mark read out in pinyin: jiu shi er fen, yi bai yi shi er fen -> 92分, 112分 (two numerals
+# or more, one of them shi or bai, before fen)
+_PINYIN_NUMERAL_CN = {"ling": "零", "yi": "一", "er": "二", "liang": "二", "san": "三", "si": "四", "wu": "五",
+                      "liu": "六", "qi": "七", "ba": "八", "jiu": "九", "shi": "十", "bai": "百"}
+_PINYIN_NUMERAL = "(?:" + "|".join(sorted(_PINYIN_NUMERAL_CN, key=len, reverse=True)) + ")"
+_PINYIN_MARK = re.compile(rf"(?<![a-z0-9])((?:{_PINYIN_NUMERAL}[\s\-]*){{2,7}})fen(?![a-z])")
+
+
+def _pinyin_mark(match: re.Match) -> str:
+    words = re.findall(_PINYIN_NUMERAL, match.group(1))
+    if not {"shi", "bai"} & set(words):
+        return match.group()
+    value = _cn_positional("".join(_PINYIN_NUMERAL_CN[word] for word in words))
+    return match.group() if value is None else f"{value}分"
+
+
 def _en_numbers(text: str) -> str:
     if not text.isascii() and not re.search("[a-z]", text):
         return text
@@ -229,6 +253,7 @@ def _en_numbers(text: str) -> str:
     text = _EN_TEENS_RE.sub(lambda m: str(_EN_TEENS[m.group(1)]), text)
     text = _EN_DIGIT_RUN.sub(_en_digit_run, text)
     text = _PINYIN_DIGIT_RUN.sub(_pinyin_digit_run, text)
+    text = _PINYIN_MARK.sub(_pinyin_mark, text)
     text = _EN_HUNDRED.sub(lambda m: str(int(m.group(1)) * 100 + int(m.group(2) or 0)), text)
     return text
 
@@ -307,8 +332,14 @@ def _dropped_symbols(match: re.Match) -> str:
     return run
 
 
+# A rank typed with homophones: 年纪弟三, 班纪第5, 排名递二 -> 年级第三, 班级第5, 排名第二
+_RANK_GROUP_HOMOPHONE = re.compile(r"(?<=[年班])纪(?=\s*(?:[弟递第前后]|倒数|排))")
+_RANK_ORDINAL_HOMOPHONE = re.compile(r"(?<=年级|班级|全班|全校|排名|倒数|考了|得了)\s*[弟递](?=[一二三四五六七八九十两\d])")
+
+
 def _apart(text: str) -> str:
     text = _SYMBOL_IN_HAN.sub(_dropped_symbols, text)
+    text = _RANK_ORDINAL_HOMOPHONE.sub("第", _RANK_GROUP_HOMOPHONE.sub("级", text))
     text = _SPACE_IN_HAN.sub("", text)
     return _SPELLED_HAN.sub(lambda m: m.group()[::2], text)
 
@@ -424,7 +455,7 @@ def disguised(text: str) -> bool:
     """Whether `text` looks written to slip past a filter: invisible, format, tag or
     combining characters, digits of another script or circled ones, a look-alike letter in a
     Latin word, HTML entities, letters spelled one by one (A.D.H.D, "E m m a"), leetspeak
-    (d3pr3ss10n) or pinyin with tone numbers. Ordinary text, traditional characters and
+    (d3pr3ss10n), pinyin with tone numbers or a rank in homophones (年纪弟三). Ordinary text, traditional characters and
     full-width digits included, is not."""
     if not text:
         return False
@@ -439,7 +470,8 @@ def disguised(text: str) -> bool:
     lower = text.casefold()
     if any(_spelled_word(m.group()) for m in _SPELLED_LETTERS.finditer(lower)):
         return True
-    return bool(_LEET_WORD.search(lower) or _PINYIN_TONES.search(lower))
+    return bool(_LEET_WORD.search(lower) or _PINYIN_TONES.search(lower)
+                or _RANK_GROUP_HOMOPHONE.search(text) or _RANK_ORDINAL_HOMOPHONE.search(text))
 
 
 def _spelled_word(run: str) -> bool:

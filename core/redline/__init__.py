@@ -135,6 +135,7 @@ def _regex_rule(pattern: str, *, unless: Callable[[str, str], bool] | None = Non
 
 _CLASS_STATISTIC = re.compile(scores.CLASS_STATISTIC)
 _NOT_ASSESSMENT_RANK = re.compile(scores.NOT_ASSESSMENT_RANK, re.ASCII)
+_EXAM_RANK = re.compile(scores.EXAM_RANK, re.ASCII)
 
 
 def _score_exemption(name: str) -> Callable[[str, str], bool] | None:
@@ -142,7 +143,8 @@ def _score_exemption(name: str) -> Callable[[str, str], bool] | None:
     names nobody (年级前十名的名单要公布吗？请给出建议) is nobody's place."""
     if name not in scores.RANK_RULES:
         return None
-    return lambda text, plain: bool(_CLASS_STATISTIC.search(plain) or _NOT_ASSESSMENT_RANK.search(plain)) \
+    return lambda text, plain: bool(_CLASS_STATISTIC.search(plain)
+                                    or (_NOT_ASSESSMENT_RANK.search(plain) and not _EXAM_RANK.search(plain))) \
         or terms.lesson_request(text, plain)
 
 

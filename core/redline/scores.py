@@ -343,13 +343,19 @@ SCORE_RULES_EN = {
         r"(?:\w+\s+)?(?:exam|test|quiz|class|course|subject|module|final|midterm|paper|maths?|english|physics|"
         rf"chemistry|biology|history|resit|re-sit|retake|exam|{_EN_SUBJECTS})s?\b|\bfailing\s+(?:grade|mark|score)s?\b|"
         r"\b\d{1,3}\s*(?:%|percent)\s+(?:on|in)\s+(?:the|his|her|their|a|an)\s+(?:\w+\s+)?(?:exam|test|quiz|final|"
-        r"midterm|paper)",
+        r"midterm|paper)|"
+        # a result after a colon or a dash: biology practical: FAIL, end-of-year exam - ungraded
+        rf"\b(?:exam|test|mock|quiz|practical|coursework|assessment|paper|resit|retake|final|midterm|end[\s\-]of[\s\-]"
+        rf"(?:year|term)|{_EN_SUBJECTS})s?\b[^.;:\n]{{0,20}}?\s*[:=\-–—]\s*['\"]?(?:fail(?:ed)?|ungraded|not\s+passed)\b"
+        r"(?=\s*(?:$|[^\w\s<=]|(?:and|in|on|again|this|last|twice|so|but)\b))",
         ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit",
          "Daniel flunked geography", "Lucy barely passed maths", "Amy passed the retake", "Kevin has to resit the exam",
          "Chloe didn't pass her French oral", "the only student to fail the algebra test",
-         "Ms Harper failed her observed lesson", "our trainee didn't pass her QTS observation"],
+         "Ms Harper failed her observed lesson", "our trainee didn't pass her QTS observation",
+         "Tom Reed, chemistry mock: FAIL", "Amy Li - history coursework - ungraded"],
         ["the program passed the unit test", "passes the ball", "The cursor may never pass an unfinished run",
-         "made to fail the test if anything calls it", "what happens if a candidate fails the interview?"],
+         "made to fail the test if anything calls it", "what happens if a candidate fails the interview?",
+         "Grade boundaries for the practical: fail below 40%", "unit test: failed assertions are listed first"],
     ),
 }
 
@@ -361,5 +367,7 @@ CLASS_STATISTIC = (r"^\s*(?:[\d一二三四五六七八九十]+|我们|咱们|�
 NOT_ASSESSMENT_RANK = (r"运动会|比赛|竞赛|大赛|赛跑|跑了|跳了|接力|拔河|评比|排行榜|排序|队伍|球队|数据|数组|列表|元素|算法|"
                        r"\b(?:race|run|match|tournament|competition|contest|sports\s+day|charity|"
                        r"(?:the|our|my)\s+(?:class|team|school|form|house)\s+(?:came|finished|placed|ranked|is|was))\b")
+# ... unless the place is in an exam (期中考试年级第三, 家长想申请竞赛班)
+EXAM_RANK = r"期中|期末|月考|周考|联考|模考|统考|考试|测验|\b(?:exams?|tests?|mocks?|midterms?)\b"
 # Rules about a place in a ranking, which a question about ranking in general also mentions.
 RANK_RULES = ("score_rank_word", "score_rank_place", "score_rank_placed", "score_rank")

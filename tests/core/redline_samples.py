@@ -126,9 +126,15 @@ SENSITIVE: list[tuple[str, str]] = [
     # a symbol dropped inside the word
     ("林晓抑*郁症复发了", "health"),
     ("Tom's dep🙁ression is back", "health"),
+    # a rank in an exam is a score even where a competition is mentioned; in homophones too
+    ("郑博文期末考试年纪第五，可以报竞赛", "score"),
+    ("Oscar Hale, physics mock: FAIL", "score"),
+    ("Priya Shah gets FSM, please keep it off the trip list", "family"),
 ]
 
 BENIGN: list[str] = [
+    "Draw the FSM for this regex",
+    "数学竞赛年级第三名的奖励怎么发？",
     "写一份流感高发季节的通知，提醒家长注意孩子体温",
     "给家长的通知：下周一进行视力筛查",
     # A class's average is the class's result, nobody's score (issue 9: "a named student's scores").

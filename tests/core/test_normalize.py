@@ -76,6 +76,9 @@ FOLDED = [
     ("an emoji inside an English word", "dep🙁ression", "depression"),
     ("a hash inside an English word", "adh#d", "adhd"),
     ("bold marks around a Chinese word", "数学**不及格**了", "数学不及格了"),
+    ("small capitals", "ᴜɴɢʀᴀᴅᴇᴅ", "ungraded"),
+    ("a mark in pinyin numerals", "qi mo yi bai yi shi er fen", "qi mo 112分"),
+    ("a rank in homophones", "年纪弟三, 排名递二", "年级第三, 排名第二"),
 ]
 
 KEPT = [
@@ -103,6 +106,8 @@ KEPT = [
     ("a short spaced list", "a b  c d", "a b  c d"),
     ("ordinary pinyin with digit syllables", "wo men yi qi qu ba, ni shi er ba", "wo men yi qi qu ba, ni shi er ba"),
     ("a name's middle dot", "哈利·波特", "哈利·波特"),
+    ("a younger brother's age", "弟弟三岁, 我弟三年级", "弟弟三岁, 我弟三年级"),
+    ("one pinyin numeral before fen", "yi fen shijuan", "yi fen shijuan"),
     ("a hyphenated word", "ice-cream, rock-n-roll", "ice-cream, rock-n-roll"),
     ("an emoji between words", "今天 😊 开心", "今天 😊 开心"),
     ("arithmetic and C#", "3*4=12, a+b, C# 编程", "3*4=12, a+b, c# 编程"),
@@ -142,7 +147,7 @@ def test_to_simplified_folds_traditional_and_leaves_the_rest():
 @pytest.mark.parametrize("text", [
     "周可心有\u200b哮喘", "手机 1\U000E00213800138000", "数学 \u0669\u0662 分", "考了❾❷分", "grаde F (Cyrillic а)",
     "diagnosed with &#65;DHD", "she has A.D.H.D", "E m m a  g o t  a n  F", "he has d3pr3ss10n",
-    "ta you yi4yu4zheng4", "抑\u0301郁症",
+    "ta you yi4yu4zheng4", "抑\u0301郁症", "期中年纪弟三",
 ])
 def test_a_disguise_is_seen(text):
     assert normalize_module.disguised(text)
@@ -151,6 +156,7 @@ def test_a_disguise_is_seen(text):
 @pytest.mark.parametrize("text", [
     "帮我出一份数据结构试卷，简答题换两道", "張老師說期中考試延後一週", "第１题和第２题的答案对调",
     "选择题的选项 A B C D 顺序打乱", "Use e.g. and i.e. correctly in the essay", "Café culture in Year 9 French",
+    "我弟三年级了", "年纪大了记性差",
     "The H1N1 flu unit for biology", "Rock & roll history & culture lesson", "mp3 files for the listening test",
     "",
 ])
