@@ -87,6 +87,8 @@ def _fold_char(code: int):
     char = chr(code)
     if code < 0x80:
         return char
+    if char == "\U0001f51f":  # keycap ten (the other keycaps are a digit and a combining mark)
+        return "10"
     category = unicodedata.category(char)
     if category in ("Cf", "Mn", "Me", "Cs", "Co") or char in _BLANK_LETTERS:
         return None
@@ -191,6 +193,33 @@ _EN_TENS_RE = re.compile(r"\b(" + "|".join(_EN_TENS) + r")(?:[\s\-]+(" + "|".joi
                          + r"))?\b")
 _EN_TEENS_RE = re.compile(r"\b(" + "|".join(_EN_TEENS) + r")\b")
 _EN_HUNDRED = re.compile(r"\b(\d)\s+hundred(?:\s+and)?(?:\s+(\d{1,2}))?\b")
+# Ordinals: twenty-ninth -> 29th, thirteenth -> 13th; first to ninth only in a ranking
+# ("fourth out of 30", "third in the class"), elsewhere they are words (the first lesson,
+# bubble sort came in third place)
+_EN_ORDINAL_UNITS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+                     "eighth": 8, "ninth": 9}
+_EN_ORDINAL_TEENS = {"tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+                     "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
+                     "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60,
+                     "seventieth": 70, "eightieth": 80, "ninetieth": 90}
+_EN_ORDINAL_RE = re.compile(
+    r"\b(?:(" + "|".join(_EN_TENS) + r")[\s\-]+)?(" + "|".join(_EN_ORDINAL_UNITS) + r")\b"
+    r"|\b(" + "|".join(_EN_ORDINAL_TEENS) + r")\b")
+_IN_A_RANKING = re.compile(r"\s+(?:out\s+of|of\s+(?:the\s+)?\d|in\s+(?:the\s+|his\s+|her\s+|their\s+)?"
+                           r"(?:class|year|form|group|set|cohort|grade))\b")
+
+
+def _en_ordinal(match: re.Match) -> str:
+    tens, unit, teen = match.groups()
+    if teen:
+        value = _EN_ORDINAL_TEENS[teen]
+    else:
+        if not tens and not _IN_A_RANKING.match(match.string, match.end()):
+            return match.group()
+        value = _EN_TENS.get(tens, 0) + _EN_ORDINAL_UNITS[unit]
+    suffix = "th" if 10 <= value % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(value % 10, "th")
+    return f"{value}{suffix}"
+
 # "one three eight …": three or more digit words (or digit groups: "13 five 25") in a row are a
 # number read out digit by digit
 # ("oh" counts only inside such a run, and "double"/"triple" repeat the next digit).
@@ -248,6 +277,7 @@ def _pinyin_mark(match: re.Match) -> str:
 def _en_numbers(text: str) -> str:
     if not text.isascii() and not re.search("[a-z]", text):
         return text
+    text = _EN_ORDINAL_RE.sub(_en_ordinal, text)
     text = _EN_TENS_RE.sub(lambda m: str(_EN_TENS[m.group(1)] + (_EN_UNITS[m.group(2)] if m.group(2) else 0)),
                            text)
     text = _EN_TEENS_RE.sub(lambda m: str(_EN_TEENS[m.group(1)]), text)
@@ -352,7 +382,9 @@ def _latin_disguises(text: str) -> str:
 # --- the pipeline -----------------------------------------------------------------------
 
 # Letters that stand in for digits inside a run of digits: 138l2345678, 1380O12345.
-_LOOKALIKE_DIGITS = re.compile(r"(?<![a-z0-9])[0-9oli]{7,}+(?![a-z])")
+_LOOKALIKE_DIGITS = re.compile(r"(?<![a-z0-9])[0-9oli]{7,}+(?![a-z])"
+                               # or in groups, as a phone is written: O7823 O469O1
+                               r"|(?<![a-z0-9])[0-9oli]{3,6}(?:[ \-][0-9oli]{3,6}){1,3}(?![a-z0-9])")
 _AS_DIGIT = str.maketrans("oli", "011")
 
 
@@ -371,6 +403,11 @@ def _stray_letters(match: re.Match) -> str:
 
 def _lookalike_digits(match: re.Match) -> str:
     run = match.group()
+    if " " in run or "-" in run:  # in groups: each group mostly digits, and ten digits in all
+        groups = re.split(r"[ \-]", run)
+        if sum(map(len, groups)) >= 10 and all(sum(c.isdigit() for c in g) >= max(2, len(g) - 2) for g in groups):
+            return run.translate(_AS_DIGIT)
+        return run
     # up to two letters in a short run, up to about half of a long one (l7964l8OlO6)
     letters_allowed = max(2, len(run) // 2)
     return run.translate(_AS_DIGIT) if sum(c.isdigit() for c in run) >= len(run) - letters_allowed else run

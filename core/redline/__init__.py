@@ -228,11 +228,47 @@ def _check_cached(text: str) -> Verdict:
     return _check(text)
 
 
+_TABLE_RULE_LINE = re.compile(r"[\s|:\-+=]*-[\s|:\-+=]*")  # |---|:--:|
+
+
+_PERSON_COLUMN = re.compile(r"姓名|名字|学生|同学|家长|教师|老师|(?<![a-z])(?:name|student|pupil|learner|child|parent|"
+                            r"teacher)s?(?![a-z])")
+
+
+def table_view(plain: str) -> str:
+    """A markdown or tab-separated table of people in `plain` (a column of names, students
+    or pupils), row by row as "header:cell" pairs ('| 学生 | 英语 |' over '| 卢梓涵 | 48 |'
+    -> '学生:卢梓涵, 英语:48'): a mark in a table is said by its column's name, which the
+    rules read beside it. '' when there is none."""
+    if "|" not in plain and "\t" not in plain:
+        return ""
+    out, header = [], None
+    for line in plain.split("\n"):
+        if "|" in line and _TABLE_RULE_LINE.fullmatch(line):
+            continue
+        if line.count("|") >= 2:
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        elif "\t" in line:
+            cells = [cell.strip() for cell in line.split("\t")]
+        else:
+            header = None
+            continue
+        if header is None:
+            header = cells if any(_PERSON_COLUMN.search(name) for name in cells) else []
+        elif len(cells) == len(header):
+            out.append(", ".join(f"{name}:{cell}" for name, cell in zip(header, cells, strict=True)))
+    return "\n".join(out)
+
+
 def _check(text: str) -> Verdict:
     plain = normalize(text)
+    views = [(text, plain)]
+    table = table_view(plain)
+    if table:
+        views.append((table, table))
     found = set()
     for rule in RULES:
-        if rule.kind not in found and rule.find(text, plain):
+        if rule.kind not in found and any(rule.find(view, view_plain) for view, view_plain in views):
             found.add(rule.kind)
     return Verdict(tuple(kind for kind in KINDS if kind in found))
 

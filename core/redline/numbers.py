@@ -117,7 +117,7 @@ def _digit_chains(text: str) -> list[list[str]]:
 # country's plan ("Nora's mum: 07911234567", "mobile 07911 123456"); not a date and time
 # (202410151930).
 _PHONE_CONTEXT = re.compile(
-    r"(?:电话|手机|联系方式|号码|微信|座机|家长|妈妈|爸爸|(?<![a-z])(?:phone|mobile|tel|cell|contact|call|mum|mom|dad|"
+    r"(?:电话|手机|联系方式|号码|微信|座机|家长|妈妈|爸爸|(?<![a-z])(?:phone|mobile|mob|tel|cell|contact|call|mum|mom|dad|"
     r"parent|whatsapp|wechat)s?(?![a-z]))[^\n\d]{0,16}(?<!\d)(\d(?:[ \-]?\d){9,14})(?![\d])")
 
 
@@ -152,6 +152,33 @@ def _without_public_lines(text: str) -> str:
     return _PUBLIC_LINE.sub(blank, text)
 
 
+# A value given in parts a few characters apart ({"sfz_1":"350203201006","sfz_2":"142239"},
+# /nid/530102/20091201/122X): joined, an identity number whose check digit holds, or a
+# card whose Luhn sum does, of groups of four digits or more.
+_PART_GAP = 16
+_MAX_PARTS = 4
+_PART = re.compile(r"(?<![a-z_\d])\d+(?:x(?![a-z]))?")  # not the digit of a name such as sfz_1
+
+
+def _parts_joined(text: str):
+    groups = list(_PART.finditer(text))
+    for start in range(len(groups)):
+        joined = groups[start].group()
+        for end in range(start + 1, min(len(groups), start + _MAX_PARTS)):
+            if joined.endswith("x") or groups[end].start() - groups[end - 1].end() > _PART_GAP:
+                break
+            joined += groups[end].group()
+            if len(joined) > 19:
+                break
+            upper = joined.upper()
+            if (len(upper) == 18 and upper[0] != "0" and upper[:17].isdigit()
+                    and id18_check_digit(upper[:17]) == upper[17]
+                    and _plausible_date(int(upper[6:10]), int(upper[10:12]), int(upper[12:14]))):
+                yield "id_number"
+            elif all(len(g.group()) >= 4 for g in groups[start:end + 1]) and is_bank_card(joined):
+                yield "bank_card"
+
+
 def number_kinds(text: str):
     """Yield the kind of every identifying number in normalized `text` (an institution's
     public line is not one)."""
@@ -166,3 +193,4 @@ def number_kinds(text: str):
                 kind = number_kind("".join(groups[start:end]))
                 if kind:
                     yield kind
+    yield from _parts_joined(text)

@@ -325,6 +325,16 @@ SCORE_RULES_EN = {
          "Olivia came top in science", "Noah is bottom of the class in reading", "Noah came third in the year group"],
         ["rank the answers from best to worst", "the 2nd lesson of the week", "Top of the class strategies for revision"],
     ),
+    # a person's marks listed after their name: "Marks for Jack Murphy: Eng 42, Maths 39"
+    "score_marks_for": (
+        r"\b(?:marks?|scores?|results?|grades?)\s+(?:for|of)\s+(?!(?:the|this|that|these|those|each|every|all|our|your|"
+        rf"my|a|an|question|questions|section|part|paper|test|exam|unit|class|year|group|term|spelling|homework|"
+        rf"coursework|grammar|vocabulary|{_EN_SUBJECTS})\b)[a-z]+(?:\s+[a-z]+)?"
+        r"\s*[:：\-–—]\s*[^\n]{0,20}?\d",
+        ["Marks for Jack Murphy: Eng 42, Maths 39", "Results for Amy - 7, 6, 5", "grades of Ben Li: B, C and 4"],
+        ["Marks for the test: 40 in total", "marks for each question: 2", "Scores for Year 9: average 61",
+         "marks for spelling: 10 words"],
+    ),
     "score_pass_fail": (
         r"\bflunk(?:ed|s|ing)?\b|\b(?:failed|fails|passed|passes)\s+(?:his|her|their)\s+(?:\w+\s+)?(?:observation|"
         r"observed\s+lesson|assessment|interview|audition|defen[cs]e|viva|driving\s+test)s?\b|"

@@ -130,9 +130,22 @@ SENSITIVE: list[tuple[str, str]] = [
     ("郑博文期末考试年纪第五，可以报竞赛", "score"),
     ("Oscar Hale, physics mock: FAIL", "score"),
     ("Priya Shah gets FSM, please keep it off the trip list", "family"),
+    # a value in parts, a mark in a table of pupils, marks after a name
+    ('学籍 {"name":"许文","sfz_1":"440306200803","sfz_2":"151236"}', "id_number"),
+    ("card for the refund: 6228 4800 / then / 1234 5671", "bank_card"),
+    ("| 姓名 | 数学 |\n|---|---|\n| 周小川 | 41 |", "score"),
+    ("Name\tMaths\nTom Li\t38", "score"),
+    ("Marks for Evie Cole: Eng 42, Maths 39", "score"),
+    ("Noah came twenty-eighth out of thirty in the mock", "score"),
+    ("Ella Ward's dad is in HMP Leeds", "family"),
 ]
 
 BENIGN: list[str] = [
+    "| 分数段 | 人数 |\n|---|---|\n| 90-100 | 5 |\n| 60以下 | 3 |",
+    "| Grade | Boundary |\n|---|---|\n| A | 80 |\n| B | 70 |",
+    "Question\tMarks\n1\t5\n2\t10",
+    "会议 2024-09-01 13:45, 教室 3012, 电话分机 4567",
+    "marks for spelling: 10 words a week",
     "Draw the FSM for this regex",
     "数学竞赛年级第三名的奖励怎么发？",
     "写一份流感高发季节的通知，提醒家长注意孩子体温",

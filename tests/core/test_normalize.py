@@ -79,6 +79,9 @@ FOLDED = [
     ("small capitals", "ᴜɴɢʀᴀᴅᴇᴅ", "ungraded"),
     ("a mark in pinyin numerals", "qi mo yi bai yi shi er fen", "qi mo 112分"),
     ("a rank in homophones", "年纪弟三, 排名递二", "年级第三, 排名第二"),
+    ("ordinal words in a ranking", "came twenty-ninth out of thirty, fourth in the class", "came 29th out of 30, 4th in the class"),
+    ("letters for digits in groups", "mob. O7823 O469O1", "mob. 07823 046901"),
+    ("keycap ten", "2\ufe0f\u20e3/\U0001f51f", "2/10"),
 ]
 
 KEPT = [
@@ -107,6 +110,9 @@ KEPT = [
     ("ordinary pinyin with digit syllables", "wo men yi qi qu ba, ni shi er ba", "wo men yi qi qu ba, ni shi er ba"),
     ("a name's middle dot", "哈利·波特", "哈利·波特"),
     ("a younger brother's age", "弟弟三岁, 我弟三年级", "弟弟三岁, 我弟三年级"),
+    ("ordinals that are no ranking", "the first lesson, bubble sort came in third place",
+     "the first lesson, bubble sort came in third place"),
+    ("words of o, l and i in groups", "lol oil lilo 2024", "lol oil lilo 2024"),
     ("one pinyin numeral before fen", "yi fen shijuan", "yi fen shijuan"),
     ("a hyphenated word", "ice-cream, rock-n-roll", "ice-cream, rock-n-roll"),
     ("an emoji between words", "今天 😊 开心", "今天 😊 开心"),
