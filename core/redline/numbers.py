@@ -88,6 +88,10 @@ def number_kind(candidate: str) -> str | None:
 _DIGIT_GROUP = re.compile(r"\d+(?:x(?![a-z]))?")
 _GROUP_GAP = re.compile(r"[ \t\-‐‑‒–—().]{1,3}")
 _MAX_GROUPS = 8
+# A North American number as it is written: (617) 555-0149, +1 617-555-0149, 617.555.0149
+# (area code and exchange start with 2-9; without parentheses one separator throughout).
+_NANP = re.compile(r"(?<![\d\-])(?:\+?1[\s.\-‐]?)?(?:\([2-9]\d{2}\)\s?[2-9]\d{2}[\s.\-‐‑–]|[2-9]\d{2}([.\-‐‑–])[2-9]\d{2}\1)"
+                   r"\d{4}(?![\d\-])")
 _LANDLINE = re.compile(r"(?<![\d-])0[1-9]\d{1,2}[-)]\s?[2-9]\d{6,7}(?![\d-])|[(]0[1-9]\d{1,2}[)]\s?[2-9]\d{6,7}(?!\d)")
 
 
@@ -183,7 +187,7 @@ def number_kinds(text: str):
     """Yield the kind of every identifying number in normalized `text` (an institution's
     public line is not one)."""
     text = _without_public_lines(text)
-    if _LANDLINE.search(text) or _context_phone(text):
+    if _LANDLINE.search(text) or _NANP.search(text) or _context_phone(text):
         yield "phone"
     for groups in _digit_chains(text):
         # Every contiguous run of groups, so that "110105194912310021 13812345678"

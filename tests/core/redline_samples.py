@@ -138,6 +138,7 @@ SENSITIVE: list[tuple[str, str]] = [
     ("Marks for Evie Cole: Eng 42, Maths 39", "score"),
     ("Noah came twenty-eighth out of thirty in the mock", "score"),
     ("Ella Ward's dad is in HMP Leeds", "family"),
+    ("uncles = {'Sam Reid': '+1 (312) 555-0188'}", "phone"),
 ]
 
 BENIGN: list[str] = [
@@ -146,6 +147,7 @@ BENIGN: list[str] = [
     "Question\tMarks\n1\t5\n2\t10",
     "会议 2024-09-01 13:45, 教室 3012, 电话分机 4567",
     "marks for spelling: 10 words a week",
+    "ISBN 978-7-111-54742-6, pages 123-456",
     "Draw the FSM for this regex",
     "数学竞赛年级第三名的奖励怎么发？",
     "写一份流感高发季节的通知，提醒家长注意孩子体温",
