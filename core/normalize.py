@@ -260,8 +260,9 @@ def _pinyin_digit_run(match: re.Match) -> str:
 
 # A mark read out in pinyin: jiu shi er fen, yi bai yi shi er fen -> 92分, 112分 (two numerals
 # or more, one of them shi or bai, before fen)
-_PINYIN_NUMERAL_CN = {"ling": "零", "yi": "一", "er": "二", "liang": "二", "san": "三", "si": "四", "wu": "五",
-                      "liu": "六", "qi": "七", "ba": "八", "jiu": "九", "shi": "十", "bai": "百"}
+# the digit words as numerals (dong, yao and guai are said only when reading out a code)
+_PINYIN_NUMERAL_CN = {word: str(digit) for word, digit in _PINYIN_DIGITS.items() if word not in {"dong", "yao", "guai"}}
+_PINYIN_NUMERAL_CN |= {"shi": "十", "bai": "百"}
 _PINYIN_NUMERAL = "(?:" + "|".join(sorted(_PINYIN_NUMERAL_CN, key=len, reverse=True)) + ")"
 _PINYIN_MARK = re.compile(rf"(?<![a-z0-9])((?:{_PINYIN_NUMERAL}[\s\-]*){{2,7}})fen(?![a-z])")
 
