@@ -73,12 +73,14 @@ def ngrams(text: str) -> np.ndarray:
 # a surname after 小/老/阿, as jieba tags few of them `nr`.
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁"
              "任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔汤")
+#: what follows a surname to name a colleague or a parent (冯老师, 王主任, 张阿姨)
+_TITLES = ("老师", "校长", "主任", "书记", "教练", "医生", "大夫", "护士", "教授", "阿姨", "叔叔", "师傅", "老板", "会计")
 _ZH_PERSON = re.compile(
     r"(?<!其)他(?![人们])|她(?!们)|该生|此生|[这那][个名位]?(?:学生|孩子|同学|女生|男生|小孩|娃)"
     r"|我(?:儿子|女儿|孩子|家孩子)|[一-龥](?<![位们名的班全些个级有各该这那每告致请给向和与跟及])(?:同学|家长|妈妈|爸爸)"
     rf"|[小老阿][{_SURNAMES}](?!老?师|板|家|年|人|式|学|组|时|题)|小[明红刚华丽军芳强]"
     # a colleague or a parent by surname and title: 冯老师, 王主任, 李校长, 张阿姨
-    rf"|(?<![一-龥])[{_SURNAMES}](?:老师|校长|主任|书记|教练|医生|大夫|护士|教授|阿姨|叔叔|师傅|老板|会计)")
+    rf"|(?<![一-龥])[{_SURNAMES}](?:{'|'.join(_TITLES)})")
 _EN_PERSON = re.compile(
     r"\b(?:he|she|him|his|her|hers|himself|herself|mr|mrs|ms|miss|dr"
     r"|my (?:son|daughter|child|kid)|this (?:student|pupil|child|kid|boy|girl)"
@@ -104,7 +106,7 @@ _NAME_THEN_VERB = re.compile(r"(?:'s|’s|\s+(?:is|was|has|had|got|gets|scored|f
 _SENTENCE_START = re.compile(r"(?:^|[.!?。！？:;：；\n]\s*|[\"“(（]\s*)$")
 
 #: words after a lone surname that are not a given name (the title pattern above reads those)
-_TITLES_AND_KIN = frozenset("老师 校长 主任 书记 同学 家长 妈妈 爸爸 先生 女士 老板 师傅 阿姨 叔叔 家 姓 氏".split())
+_TITLES_AND_KIN = frozenset(_TITLES) | frozenset("同学 家长 妈妈 爸爸 先生 女士 家 姓 氏".split())
 
 _jieba_posseg = None
 
