@@ -41,6 +41,7 @@ for a stored fact before each injection.
 import functools
 import re
 from collections.abc import Callable
+from urllib.parse import unquote_plus
 from dataclasses import dataclass, field
 
 from django.utils.translation import gettext_lazy as _
@@ -260,12 +261,44 @@ def table_view(plain: str) -> str:
     return "\n".join(out)
 
 
+_URL_QUERY = re.compile(r"[?&]([^\s=&#]+)=([^\s&#]*)")
+# a key of an exported record, quoted or not, and its value: "semester_grade": "D+", apScore=2
+_RECORD_PAIR = re.compile(r"""["']?([A-Za-z][\w .\-]{0,40}?)["']?\s*[:=]\s*["']?([^"'\n,{}\[\]]{1,80})""")
+_JOINED_KEY = re.compile(r"[A-Za-z][_\-.][A-Za-z]|[a-z][A-Z]")  # semester_grade, young-carer, apScore
+
+
+def _key_words(key: str) -> str:
+    key = re.sub(r"([a-z])([A-Z])", r"\1 \2", key)
+    return re.sub(r"[_\-.]+", " ", key).strip().lower()
+
+
+def record_view(text: str) -> str:
+    """The fields of an exported record of a person in `text` (a URL's query, JSON, YAML or
+    key=value lines where words are joined in keys: semester_grade, young_carer, apScore) as
+    "key words: value" lines, the URL's escapes decoded ('?student=Mia+Hart&young_carer=true'
+    -> 'student: Mia Hart', 'young carer: true'): a record says in its keys what the rules
+    look for in words. '' when there is none, or when no key names a person (name, student,
+    pupil … as for a table's person column)."""
+    pairs = []
+    if "=" in text and ("?" in text or "&" in text):
+        pairs += [(_key_words(unquote_plus(key)), unquote_plus(value)) for key, value in _URL_QUERY.findall(text)]
+    if _JOINED_KEY.search(text):
+        pairs += [(_key_words(key), value.strip()) for key, value in _RECORD_PAIR.findall(text)
+                  if not value.startswith("//")]  # https://…
+    if not any(_PERSON_COLUMN.search(key) for key, _value in pairs):
+        return ""  # a record of no one (a class's statistics, a page's settings)
+    return "\n".join(f"{key}: {value}" for key, value in pairs)
+
+
 def _check(text: str) -> Verdict:
     plain = normalize(text)
     views = [(text, plain)]
     table = table_view(plain)
     if table:
         views.append((table, table))
+    record = record_view(text)
+    if record:
+        views.append((record, normalize(record)))
     found = set()
     for rule in RULES:
         if rule.kind not in found and any(rule.find(view, view_plain) for view, view_plain in views):

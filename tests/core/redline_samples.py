@@ -139,9 +139,20 @@ SENSITIVE: list[tuple[str, str]] = [
     ("Noah came twenty-eighth out of thirty in the mock", "score"),
     ("Ella Ward's dad is in HMP Leeds", "family"),
     ("uncles = {'Sam Reid': '+1 (312) 555-0188'}", "phone"),
+    # an exported record of a pupil: the keys join words, a URL escapes its query
+    ('{"pupil": "Harry Cole", "spring_grade": "E", "target_grade": "C"}', "score"),
+    ("https://sis.example.org/cj?name=%E5%BC%A0%E4%BC%9F&math_score=38", "score"),
+    ("student: Amy Lee\nyoung_carer: true\ncares_for: father", "family"),
 ]
 
 BENIGN: list[str] = [
+    # records of no one: settings, a search, a class's statistics
+    '{"font_size": 12, "line_height": 1.5, "page_count": 3}',
+    "https://example.com/search?q=grade+boundaries&sort_by=date",
+    '{"question_id": 4, "max_score": 10, "topic": "fractions"}',
+    "pass_mark = 40  # the boundary for a pass",
+    '{"class_average": 71.5, "pass_rate": "86%", "top_grade": "A*"}',
+    "?subject=maths&year_group=9&page=2",
     "| 分数段 | 人数 |\n|---|---|\n| 90-100 | 5 |\n| 60以下 | 3 |",
     "| Grade | Boundary |\n|---|---|\n| A | 80 |\n| B | 70 |",
     "Question\tMarks\n1\t5\n2\t10",
