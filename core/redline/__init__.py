@@ -237,25 +237,29 @@ _PERSON_COLUMN = re.compile(r"姓名|名字|学生|同学|家长|教师|老师|(
 
 
 def table_view(plain: str) -> str:
-    """A markdown or tab-separated table of people in `plain` (a column of names, students
-    or pupils), row by row as "header:cell" pairs ('| 学生 | 英语 |' over '| 卢梓涵 | 48 |'
+    """A markdown, tab- or comma-separated table of people in `plain` (a column of names,
+    students or pupils), row by row as "header:cell" pairs ('| 学生 | 英语 |' over '| 卢梓涵 | 48 |'
     -> '学生:卢梓涵, 英语:48'): a mark in a table is said by its column's name, which the
     rules read beside it. '' when there is none."""
-    if "|" not in plain and "\t" not in plain:
+    csv = "," in plain and "\n" in plain
+    if "|" not in plain and "\t" not in plain and not csv:
         return ""
-    out, header = [], None
+    out, header, separator = [], None, None
     for line in plain.split("\n"):
         if "|" in line and _TABLE_RULE_LINE.fullmatch(line):
             continue
         if line.count("|") >= 2:
-            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            cells, kind = line.strip().strip("|").split("|"), "|"
         elif "\t" in line:
-            cells = [cell.strip() for cell in line.split("\t")]
+            cells, kind = line.split("\t"), "\t"
+        elif csv and "," in line:
+            cells, kind = line.split(","), ","
         else:
             header = None
             continue
-        if header is None:
-            header = cells if any(_PERSON_COLUMN.search(name) for name in cells) else []
+        cells = [cell.strip() for cell in cells]
+        if header is None or kind != separator:  # a new table begins (a caption, then its rows)
+            header, separator = (cells if any(_PERSON_COLUMN.search(name) for name in cells) else []), kind
         elif len(cells) == len(header):
             out.append(", ".join(f"{name}:{cell}" for name, cell in zip(header, cells, strict=True)))
     return "\n".join(out)

@@ -143,6 +143,10 @@ SENSITIVE: list[tuple[str, str]] = [
     ('{"pupil": "Harry Cole", "spring_grade": "E", "target_grade": "C"}', "score"),
     ("https://sis.example.org/cj?name=%E5%BC%A0%E4%BC%9F&math_score=38", "score"),
     ("student: Amy Lee\nyoung_carer: true\ncares_for: father", "family"),
+    # a comma-separated table of pupils; a caption with a comma does not hide the table under it
+    ("Pupil,Carer,Mobile\nTom Hale,Ann Hale,07700 900321", "phone"),
+    ("考号,姓名,物理,等级\nB0101,韩立,51,D", "score"),
+    ("Year 9 results, spring term\n| name | maths |\n|---|---|\n| Ava Lee | 31 |", "score"),
 ]
 
 BENIGN: list[str] = [
@@ -153,6 +157,9 @@ BENIGN: list[str] = [
     "pass_mark = 40  # the boundary for a pass",
     '{"class_average": 71.5, "pass_rate": "86%", "top_grade": "A*"}',
     "?subject=maths&year_group=9&page=2",
+    "Group,Task\n1,posters\n2,quiz",
+    "姓名,座位\n王可,3排2座\n李想,3排3座",
+    "Score band,Pupils\n90-100,5\n60-69,3",
     "| 分数段 | 人数 |\n|---|---|\n| 90-100 | 5 |\n| 60以下 | 3 |",
     "| Grade | Boundary |\n|---|---|\n| A | 80 |\n| B | 70 |",
     "Question\tMarks\n1\t5\n2\t10",
