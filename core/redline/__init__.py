@@ -236,6 +236,10 @@ _PERSON_COLUMN = re.compile(r"姓名|名字|学生|同学|家长|教师|老师|(
                             r"teacher)s?(?![a-z])")
 
 
+#: a comma-separated row holds names, marks and short labels; longer parts are prose
+_CSV_CELL_CHARS = 24
+
+
 def table_view(plain: str) -> str:
     """A markdown, tab- or comma-separated table of people in `plain` (a column of names,
     students or pupils), row by row as "header:cell" pairs ('| 学生 | 英语 |' over '| 卢梓涵 | 48 |'
@@ -252,7 +256,7 @@ def table_view(plain: str) -> str:
             cells, kind = line.strip().strip("|").split("|"), "|"
         elif "\t" in line:
             cells, kind = line.split("\t"), "\t"
-        elif csv and "," in line:
+        elif csv and "," in line and all(len(cell) <= _CSV_CELL_CHARS for cell in line.split(",")):
             cells, kind = line.split(","), ","
         else:
             header = None

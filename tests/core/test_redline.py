@@ -143,3 +143,13 @@ def test_redact_keeps_the_clean_sentences_of_a_summary():
                                   "题号 1-3-5-7-9-11-13-15"])
 def test_dates_times_lists_and_codes_side_by_side_are_not_numbers_to_block(text):
     assert redline.check(text).ok
+
+
+def test_table_view_reads_a_comma_separated_table_of_pupils_and_not_prose():
+    assert redline.table_view(normalize("Pupil,Maths\nTom Hale,38")) == "pupil:tom hale, maths:38"
+    prose = ("Students chat with the tutor, ask questions, get feedback\n"
+             "Teachers read the log, note progress, plan the next lesson")
+    assert redline.table_view(normalize(prose)) == ""
+    # a caption with a comma, then a markdown table: the table keeps its own header
+    captioned = "Year 9 results, spring term\n| name | maths |\n|---|---|\n| Ava Lee | 31 |"
+    assert redline.table_view(normalize(captioned)) == "name:ava lee, maths:31"
