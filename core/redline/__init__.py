@@ -271,7 +271,7 @@ def table_view(plain: str) -> str:
 
 _URL_QUERY = re.compile(r"[?&]([^\s=&#]+)=([^\s&#]*)")
 # a key of an exported record, quoted or not, and its value: "semester_grade": "D+", apScore=2
-_RECORD_PAIR = re.compile(r"""["']?([A-Za-z][\w .\-]{0,40}?)["']?\s*[:=]\s*["']?([^"'\n,{}\[\]]{1,80})""")
+_RECORD_PAIR = re.compile(r"""["']?([A-Za-z][\w.\-]{0,40})["']?\s*[:=]\s*["']?([^"'\n,{}\[\]]{1,80})""")
 _JOINED_KEY = re.compile(r"[A-Za-z][_\-.][A-Za-z]|[a-z][A-Z]")  # semester_grade, young-carer, apScore
 
 
