@@ -232,12 +232,28 @@ def _check_cached(text: str) -> Verdict:
 _TABLE_RULE_LINE = re.compile(r"[\s|:\-+=]*-[\s|:\-+=]*")  # |---|:--:|
 
 
-_PERSON_COLUMN = re.compile(r"姓名|名字|学生|同学|家长|教师|老师|(?<![a-z])(?:name|student|pupil|learner|child|parent|"
-                            r"teacher)s?(?![a-z])")
+# A column or key that holds people: 姓名, student, pupil_name, first name; not a thing's
+# name (task name, unit_name, school name: "name" after another word that is not a person's)
+_PERSON_COLUMN = re.compile(r"姓名|名字|学生|同学|家长|教师|老师|(?<![a-z])(?:student|pupil|learner|child|parent|teacher)s?"
+                            r"(?![a-z])|(?<![a-z])(?<![a-z][ _])(?:(?:first|last|full|given|family|sur)[ _]?)?names?"
+                            r"(?![a-z])")
 
 
 #: a comma-separated row holds names, marks and short labels; longer parts are prose
 _CSV_CELL_CHARS = 24
+
+
+def _table_cells(line: str, separator: str | None, csv: bool) -> tuple[list[str] | None, str | None]:
+    """A table line's cells and separator (the table's own first: a tab-separated cell may
+    hold a '|'), or (None, None) for a line that is no table's."""
+    for kind in (separator, "|", "\t", ","):
+        if kind == "|" and line.count("|") >= 2:
+            return line.strip().strip("|").split("|"), kind
+        if kind == "\t" and "\t" in line:
+            return line.split("\t"), kind
+        if kind == "," and csv and "," in line:
+            return line.split(","), kind
+    return None, None
 
 
 def table_view(plain: str) -> str:
@@ -252,32 +268,54 @@ def table_view(plain: str) -> str:
     for line in plain.split("\n"):
         if "|" in line and _TABLE_RULE_LINE.fullmatch(line):
             continue
-        if line.count("|") >= 2:
-            cells, kind = line.strip().strip("|").split("|"), "|"
-        elif "\t" in line:
-            cells, kind = line.split("\t"), "\t"
-        elif csv and "," in line and all(len(cell) <= _CSV_CELL_CHARS for cell in line.split(",")):
-            cells, kind = line.split(","), ","
-        else:
+        cells, kind = _table_cells(line, separator if header is not None else None, csv)
+        if kind == "," and any(len(cell) > _CSV_CELL_CHARS for cell in cells):
+            if separator == "," and header is not None:
+                continue  # a row with a long note, inside a table
+            cells = kind = None  # prose with commas
+        if cells is None:
             header = None
             continue
         cells = [cell.strip() for cell in cells]
         if header is None or kind != separator:  # a new table begins (a caption, then its rows)
-            header, separator = (cells if any(_PERSON_COLUMN.search(name) for name in cells) else []), kind
+            names = [_column_name(cell) if cell.isascii() else cell for cell in cells]
+            header, separator = (names if any(_PERSON_COLUMN.search(name) for name in names) else []), kind
         elif len(cells) == len(header):
             out.append(", ".join(f"{name}:{cell}" for name, cell in zip(header, cells, strict=True)))
     return "\n".join(out)
 
 
-_URL_QUERY = re.compile(r"[?&]([^\s=&#]+)=([^\s&#]*)")
+_URL_QUERY = re.compile(r"[?&]([^\s=&#?]{1,64})=([^\s&#]{0,200})")
 # a key of an exported record, quoted or not, and its value: "semester_grade": "D+", apScore=2
 _RECORD_PAIR = re.compile(r"""["']?([A-Za-z][\w.\-]{0,40})["']?\s*[:=]\s*["']?([^"'\n,{}\[\]]{1,80})""")
 _JOINED_KEY = re.compile(r"[A-Za-z][_\-.][A-Za-z]|[a-z][A-Z]")  # semester_grade, young-carer, apScore
 
 
-def _key_words(key: str) -> str:
-    key = re.sub(r"([a-z])([A-Z])", r"\1 \2", key)
-    return re.sub(r"[_\-.]+", " ", key).strip().lower()
+#: column names that exports of Chinese school systems abbreviate to their pinyin initials
+#: (xm 姓名, yw 语文, sx 数学, njpm 年级排名), besides the subjects and score words
+_RECORD_WORDS = ("姓名", "学号", "班级", "年级", "排名", "名次", "年级排名", "班级排名", "总分", "等级", "考试")
+
+
+@functools.lru_cache(maxsize=1)
+def _pinyin_initials() -> dict[str, str]:
+    """Initials -> word, for the subjects and score words of core/redline/scores.py and
+    _RECORD_WORDS; the first word wins a clash (yy: 英语 before 音乐, both subjects)."""
+    words = [word for word in scores.SUBJECTS.split("|") if re.fullmatch(r"[一-龥]{2,4}", word)]
+    out = {}
+    for word in [*_RECORD_WORDS, *words]:
+        readings = [terms.first_reading(char) for char in word]
+        if all(readings):
+            out.setdefault("".join(reading[0] for reading in readings), word)
+    return out
+
+
+def _column_name(name: str) -> str:
+    """A column's or key's name in words: 'semester_grade' -> 'semester grade', 'apScore'
+    -> 'ap score', 'yw_rank' -> '语文 rank', 'xm' -> '姓名'."""
+    name = re.sub(r"([a-z])([A-Z])", r"\1 \2", name)
+    parts = re.sub(r"[_\-.]+", " ", name).strip().lower().split()
+    initials = _pinyin_initials()
+    return " ".join(initials.get(part, part) if part.isascii() else part for part in parts)
 
 
 def record_view(text: str) -> str:
@@ -289,9 +327,9 @@ def record_view(text: str) -> str:
     pupil … as for a table's person column)."""
     pairs = []
     if "=" in text and ("?" in text or "&" in text):
-        pairs += [(_key_words(unquote_plus(key)), unquote_plus(value)) for key, value in _URL_QUERY.findall(text)]
+        pairs += [(_column_name(unquote_plus(key)), unquote_plus(value)) for key, value in _URL_QUERY.findall(text)]
     if _JOINED_KEY.search(text):
-        pairs += [(_key_words(key), value.strip()) for key, value in _RECORD_PAIR.findall(text)
+        pairs += [(_column_name(key), value.strip()) for key, value in _RECORD_PAIR.findall(text)
                   if not value.startswith("//")]  # https://…
     if not any(_PERSON_COLUMN.search(key) for key, _value in pairs):
         return ""  # a record of no one (a class's statistics, a page's settings)

@@ -150,6 +150,11 @@ def _syllables() -> frozenset[str]:
     return frozenset(s for s in out if s.isascii() and s.isalpha())
 
 
+def first_reading(char: str) -> str:
+    """A character's most common toneless reading (pypinyin lists it first), '' for none."""
+    return _toneless(_pinyin_table().get(ord(char), "").split(",")[0])
+
+
 @functools.lru_cache(maxsize=8192)
 def _readings(char: str) -> frozenset[str]:
     """Every toneless reading of a character (行 -> {xing, hang, heng})."""

@@ -147,6 +147,14 @@ SENSITIVE: list[tuple[str, str]] = [
     ("Pupil,Carer,Mobile\nTom Hale,Ann Hale,07700 900321", "phone"),
     ("考号,姓名,物理,等级\nB0101,韩立,51,D", "score"),
     ("Year 9 results, spring term\n| name | maths |\n|---|---|\n| Ava Lee | 31 |", "score"),
+    # columns named by their pinyin initials (xm 姓名, sx 数学, pm 排名), as school systems export them
+    ("https://cj.example.cn/q?xm=%E5%BC%A0%E6%95%8F&bj=702&sx=43&pm=38", "score"),
+    ("xm\tsx\tyw\n王磊\t38\t52", "score"),
+    # a long note in one row does not end the table; a '|' inside a tab-separated cell neither
+    ("Pupil,Carer,Mobile,Note\nAmy Lee,Bo Lee,07700 900111,prefers text messages after six\n"
+     "Tom Hale,Ann Hale,07700 900321,ok", "phone"),
+    ("Pupil\tCarer\tMobile\nAmy|Lee|x\tBo\t1\nTom Hale\tAnn Hale\t07700 900321", "phone"),
+    ('{"pupil_name": "Amy Lee", "target_grade": "E"}', "score"),
 ]
 
 BENIGN: list[str] = [
@@ -160,6 +168,14 @@ BENIGN: list[str] = [
     "Group,Task\n1,posters\n2,quiz",
     "姓名,座位\n王可,3排2座\n李想,3排3座",
     "Score band,Pupils\n90-100,5\n60-69,3",
+    "https://example.cn/list?pm=2&page=3&sort=time",
+    "xm\tzw\n王可\t3排2座\n李想\t3排3座",
+    # a thing's name is no person's: task name, unit_name, school_name, course_name
+    "Task name,Marks\nQ1,5\nQ2,10",
+    "| Task name | Marks |\n|---|---|\n| Q1 | 5 |",
+    "unit_name: Fractions\ntarget_grade: 6",
+    '{"school_name": "Oak Academy", "average_grade": "B"}',
+    "https://example.com/course?course_name=algebra&min_grade=C",
     "| 分数段 | 人数 |\n|---|---|\n| 90-100 | 5 |\n| 60以下 | 3 |",
     "| Grade | Boundary |\n|---|---|\n| A | 80 |\n| B | 70 |",
     "Question\tMarks\n1\t5\n2\t10",

@@ -153,3 +153,14 @@ def test_table_view_reads_a_comma_separated_table_of_pupils_and_not_prose():
     # a caption with a comma, then a markdown table: the table keeps its own header
     captioned = "Year 9 results, spring term\n| name | maths |\n|---|---|\n| Ava Lee | 31 |"
     assert redline.table_view(normalize(captioned)) == "name:ava lee, maths:31"
+
+
+def test_pinyin_initials_of_a_column_are_read_from_the_subject_and_record_words():
+    # derived from scores.SUBJECTS and the record words, not typed by hand
+    assert redline.record_view("?xm=%E7%8E%8B%E7%A3%8A&sx=38&njpm=412") == "姓名: 王磊\n数学: 38\n年级排名: 412"
+
+
+@pytest.mark.timeout(15)  # a hang guard, not a speed figure: the quadratic pattern took 20-40 s on these
+@pytest.mark.parametrize("text", ["=" + "?" * 100_000, "=?a" * 50_000, "a=b " + "为什么?" * 12_500])
+def test_record_view_reads_a_long_run_of_question_marks_without_backtracking(text):
+    assert redline.record_view(text) == ""
