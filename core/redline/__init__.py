@@ -40,6 +40,7 @@ for a stored fact before each injection.
 
 import functools
 import re
+import unicodedata
 from collections.abc import Callable
 from urllib.parse import unquote_plus
 from dataclasses import dataclass, field
@@ -256,16 +257,19 @@ def _table_cells(line: str, separator: str | None, csv: bool) -> tuple[list[str]
     return None, None
 
 
-def table_view(plain: str) -> str:
-    """A markdown, tab- or comma-separated table of people in `plain` (a column of names,
+def table_view(text: str) -> str:
+    """A markdown, tab- or comma-separated table of people in `text` (a column of names,
     students or pupils), row by row as "header:cell" pairs ('| 学生 | 英语 |' over '| 卢梓涵 | 48 |'
-    -> '学生:卢梓涵, 英语:48'): a mark in a table is said by its column's name, which the
-    rules read beside it. '' when there is none."""
-    csv = "," in plain and "\n" in plain
-    if "|" not in plain and "\t" not in plain and not csv:
+    -> '学生:卢梓涵, 英语:48'), each cell normalize()d: a mark in a table is said by its
+    column's name, which the rules read beside it. The lines and cells are split before
+    normalizing (which joins Chinese across a tab or a line break: 学生\t英语). '' when there
+    is none."""
+    text = unicodedata.normalize("NFKC", text)  # full-width ｜ and ，as well
+    csv = "," in text and "\n" in text
+    if "|" not in text and "\t" not in text and not csv:
         return ""
     out, header, separator = [], None, None
-    for line in plain.split("\n"):
+    for line in text.splitlines():
         if "|" in line and _TABLE_RULE_LINE.fullmatch(line):
             continue
         cells, kind = _table_cells(line, separator if header is not None else None, csv)
@@ -276,12 +280,12 @@ def table_view(plain: str) -> str:
         if cells is None:
             header = None
             continue
-        cells = [cell.strip() for cell in cells]
         if header is None or kind != separator:  # a new table begins (a caption, then its rows)
-            names = [_column_name(cell) if cell.isascii() else cell for cell in cells]
+            names = [_column_name(cell) if cell.isascii() else normalize(cell).strip() for cell in cells]
             header, separator = (names if any(_PERSON_COLUMN.search(name) for name in names) else []), kind
-        elif len(cells) == len(header):
-            out.append(", ".join(f"{name}:{cell}" for name, cell in zip(header, cells, strict=True)))
+        elif header and len(cells) == len(header):
+            row = (normalize(cell).strip() for cell in cells)
+            out.append(", ".join(f"{name}:{cell}" for name, cell in zip(header, row, strict=True)))
     return "\n".join(out)
 
 
@@ -339,7 +343,7 @@ def record_view(text: str) -> str:
 def _check(text: str) -> Verdict:
     plain = normalize(text)
     views = [(text, plain)]
-    table = table_view(plain)
+    table = table_view(text)
     if table:
         views.append((table, table))
     record = record_view(text)

@@ -155,6 +155,9 @@ SENSITIVE: list[tuple[str, str]] = [
      "Tom Hale,Ann Hale,07700 900321,ok", "phone"),
     ("Pupil\tCarer\tMobile\nAmy|Lee|x\tBo\t1\nTom Hale\tAnn Hale\t07700 900321", "phone"),
     ('{"pupil_name": "Amy Lee", "target_grade": "E"}', "score"),
+    # a Chinese table split by tabs or full-width commas (normalize() joins Chinese across them)
+    ("姓名\t数学\n张三\t38", "score"),
+    ("学生，英语\n卢梓涵，48", "score"),
 ]
 
 BENIGN: list[str] = [
@@ -170,6 +173,7 @@ BENIGN: list[str] = [
     "Score band,Pupils\n90-100,5\n60-69,3",
     "https://example.cn/list?pm=2&page=3&sort=time",
     "xm\tzw\n王可\t3排2座\n李想\t3排3座",
+    "姓名\t座位\n王可\t3排2座\n李想\t3排3座",
     # a thing's name is no person's: task name, unit_name, school_name, course_name
     "Task name,Marks\nQ1,5\nQ2,10",
     "| Task name | Marks |\n|---|---|\n| Q1 | 5 |",

@@ -146,13 +146,13 @@ def test_dates_times_lists_and_codes_side_by_side_are_not_numbers_to_block(text)
 
 
 def test_table_view_reads_a_comma_separated_table_of_pupils_and_not_prose():
-    assert redline.table_view(normalize("Pupil,Maths\nTom Hale,38")) == "pupil:tom hale, maths:38"
+    assert redline.table_view("Pupil,Maths\nTom Hale,38") == "pupil:tom hale, maths:38"
     prose = ("Students chat with the tutor, ask questions, get feedback\n"
              "Teachers read the log, note progress, plan the next lesson")
-    assert redline.table_view(normalize(prose)) == ""
+    assert redline.table_view(prose) == ""
     # a caption with a comma, then a markdown table: the table keeps its own header
     captioned = "Year 9 results, spring term\n| name | maths |\n|---|---|\n| Ava Lee | 31 |"
-    assert redline.table_view(normalize(captioned)) == "name:ava lee, maths:31"
+    assert redline.table_view(captioned) == "name:ava lee, maths:31"
 
 
 def test_pinyin_initials_of_a_column_are_read_from_the_subject_and_record_words():
