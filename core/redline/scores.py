@@ -101,10 +101,10 @@ SCORE_RULES_ZH = {
     ),
     # 排名第3, 排名前10, 年级排名 5
     "score_rank_word": (
-        rf"排名\s*(?:第|前|后|倒数第?)?\s*{NUM}(?!{_RANK_NOT_UNIT})|名次\s*[:：是为]?\s*(?:第)?\s*{NUM}|名列\s*(?:第|前)|"
+        rf"排名\s*[:：]?\s*(?:第|前|后|倒数第?)?\s*{NUM}(?!{_RANK_NOT_UNIT})|名次\s*[:：是为]?\s*(?:第)?\s*{NUM}|名列\s*(?:第|前)|"
         rf"(?:排名|名次)[^，,。.;；\n]{{0,8}}?{NUM}\s*名|(?:排名|名次)\s*(?:靠后|靠前|前列|落后|垫底|倒数|末尾)|"
         rf"考了?个?倒数|(?:退|进|升|掉|降|跌|冲|滑)(?:到|至)了?\s*(?:第)?\s*{NUM}\s*名",
-        ["这次月考排名第3", "年级排名 15", "名次：第十二", "名列前茅", "郭靖年级排名从50名退到了120名",
+        ["这次月考排名第3", "年级排名 15", "语文排名：41/45", "名次：第十二", "名列前茅", "郭靖年级排名从50名退到了120名",
          "学生陈某数学成绩在班上排名靠后", "小丽上次考试考了倒数"],
         ["排名前三的题型", "按难度排名第3题"],
     ),
@@ -312,7 +312,7 @@ SCORE_RULES_EN = {
         ["explain how a gpa is computed"],
     ),
     "score_rank": (
-        r"\brank(?:ed|s|ing)?\s+(?:#\s*|no\.?\s*|number\s+)?(?:\d+|first|second|third|fourth|fifth|last|top|bottom)\b|"
+        r"\brank(?:ed|s|ing)?(?:\s*:\s*|\s+)(?:#\s*|no\.?\s*|number\s+)?(?:\d+|first|second|third|fourth|fifth|last|top|bottom)\b|"
         r"\b\d+(?:st|nd|rd|th)\s+(?:place|in\s+(?:the\s+|his\s+|her\s+|their\s+)?(?:class|grade|year|school|form|"
         r"cohort))\b|\b(?:came|finished|placed|ranked)\s+(?:\d+(?:st|nd|rd|th)|top|first|second|third|fourth|fifth|sixth|"
         r"seventh|eighth|ninth|tenth|last|bottom)\b|"
@@ -321,7 +321,7 @@ SCORE_RULES_EN = {
         r"\b(?:top|bottom)\s+\d+\s*(?:%|percent)?\s+(?:of|in)\s+(?:the\s+|his\s+|her\s+|their\s+)?"
         r"(?:class|grade|year|school|cohort|form)|\b\d+(?:st|nd|rd|th)\s+percentile\b",
         ["He ranked 3rd in the class", "She came 2nd in her year", "in the top 5 of the class",
-         "Alice is ranked first in her class",
+         "Alice is ranked first in her class", "Tom Lee, class rank: 41/45",
          "Olivia came top in science", "Noah is bottom of the class in reading", "Noah came third in the year group"],
         ["rank the answers from best to worst", "the 2nd lesson of the week", "Top of the class strategies for revision"],
     ),
