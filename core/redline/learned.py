@@ -234,7 +234,8 @@ def _judge_cached(text: str) -> Judgement | None:
         return None
     parts = [text, *clauses(text)]
     try:
-        rows = np.stack([features(model.query(judged_text(part)), part) for part in parts])
+        vecs = model.queries([judged_text(part) for part in parts])
+        rows = np.stack([features(vec, part) for vec, part in zip(vecs, parts)])
     except Exception as exc:  # the rules still stand
         log.warning("the red line's judge failed (%s: %s); rules only for this text", type(exc).__name__, exc)
         return None
