@@ -135,7 +135,7 @@ class E5:
         self._type = f32("emb.type")[:H]
         self._embed_norm = (f32("emb.ln.w"), f32("emb.ln.b"))
         self.threads = max(1, int(threads))
-        self._pool = ThreadPoolExecutor(self.threads - 1, "e5") if self.threads > 1 else None
+        self._pool, self._pool_pid = None, 0
 
         def split(weight):  # column blocks, one a thread
             return tuple(np.ascontiguousarray(block) for block in np.array_split(weight, self.threads, axis=1))
@@ -252,6 +252,8 @@ class E5:
         """x @ W, W's column blocks on as many threads (NumPy lets go of the GIL)."""
         if len(blocks) == 1:
             return x @ blocks[0]
+        if self._pool_pid != os.getpid():  # first use, or a forked child: its parent's threads are not there
+            self._pool, self._pool_pid = ThreadPoolExecutor(self.threads - 1, "e5"), os.getpid()
         others = [self._pool.submit(np.matmul, x, block) for block in blocks[1:]]
         return np.concatenate([x @ blocks[0], *(future.result() for future in others)], axis=1)
 

@@ -2,6 +2,10 @@
 its weights from: the same tokens, the same vectors to a cosine above 0.999, for queries
 and passages, short and long (windows past 512 tokens), in the scripts a school writes."""
 
+import os
+import signal
+import time
+
 import numpy as np
 import pytest
 
@@ -60,3 +64,28 @@ def test_splitting_the_products_over_threads_changes_no_vector():
     assert (one.threads, two.threads) == (1, 2)
     for is_query in (True, False):
         assert np.allclose(one.embed(TEXTS, is_query=is_query), two.embed(TEXTS, is_query=is_query), atol=1e-5)
+
+
+def test_a_forked_process_embeds_on_threads_of_its_own():
+    # A ThreadPoolExecutor's threads do not survive fork(): work handed to the parent's pool
+    # in a child would wait forever (a django-q worker forked from a process that had
+    # embedded something, for one).
+    ours = embedding._encoder(2)
+    ours.embed(["预热"], is_query=True)  # the parent's pool is running
+    pid = os.fork()
+    if pid == 0:  # the child: exit 0 only if the embedding comes back
+        try:
+            ours.embed(["二叉树的遍历"], is_query=True)
+        except BaseException:
+            os._exit(1)
+        os._exit(0)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child's embedding never came back")
