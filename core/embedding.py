@@ -62,7 +62,8 @@ def _load():
 
 @functools.cache
 def _encoder(threads: int = 1):
-    """The weights, unpacked once per process (about 0.5 s and 85 MB), kept across reset()."""
+    """The weights, unpacked once per process and thread count (about 0.5 s and 85 MB),
+    kept across reset()."""
     from core.encoder import E5
 
     return E5(threads=threads)

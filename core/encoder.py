@@ -3,7 +3,7 @@
 The wheel's C engine computes every matrix product in 4-bit weights times 8-bit
 activations and unpacks the 4-bit weights again on each call: on these 2-core machines a
 32-token query costs it about twice what the same products cost as float32 BLAS calls
-(`bench/read_path.py --encoders` measures both side by side). So the weights are
+(`bench/encoder_speed.py` measures both side by side). So the weights are
 unpacked once, when the model loads (about 85 MB of float32 per process), and the
 encoder runs as NumPy matrix products. The word-embedding table stays 4-bit in the
 memory-mapped file; only the rows a text uses are unpacked.
@@ -17,7 +17,9 @@ What it computes is the engine's model, faithfully:
   and L2 normalization.
 The engine quantizes activations to 8 bits and this encoder does not, so vectors agree
 to a cosine above 0.999 (tests/core/test_encoder.py checks it against the engine, and
-that both count the same tokens).
+that both count the same tokens; the engine exposes counts, not the ids). Two inputs the
+engine never saw whole: it reads a C string, so it stopped at a NUL, and its binding
+refused lone surrogates; here both are unknown tokens (the API refuses both anyway).
 
 Threads: each product is split by columns over `threads` Python threads (NumPy lets go
 of the GIL), which sleep while they wait. The BLAS itself must run one thread
