@@ -91,7 +91,10 @@ def run_prepare(*, actor, agent, input: str, thread_id: str | None = None, conti
         nonce = new_nonce()
         ctx = ReadContext(run=run, agent=agent, actor=actor, thread=thread, input=input, language=language, shared={},
                           nonce=nonce)
-        ledger = assemble_context(ctx)
+        # The run is recorded as running: it beats from now on. A process's first read waits
+        # for the segmenter and the embedding model to load (seconds on a busy machine).
+        with heartbeat.beating(run.pk):
+            ledger = assemble_context(ctx)
         messages = build_messages(agent=agent, sections=ledger.ordered_sections(), input=input, previous=previous,
                                   nonce=nonce)
         snapshot = ledger.snapshot()

@@ -123,6 +123,30 @@ def test_a_running_run_refreshes_its_heartbeat_and_a_silent_one_is_abandoned(age
     assert (dead.status, dead.error_code) == (Run.Status.FAILED, "abandoned")
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_run_beats_while_its_context_is_read(agent, school, settings, monkeypatch):
+    # A process's first read waits for the segmenter and the embedding model to load: the
+    # run is already recorded as running, and the reconciler must not take it for dead.
+    from agents import runner
+    from agents.actor import Actor
+
+    settings.RUN_HEARTBEAT_SECONDS = 0.2
+    read = runner.assemble_context
+    beats = []
+
+    def slow_read(ctx):
+        old = timezone.now() - timedelta(seconds=settings.RUN_ABANDONED_AFTER_SECONDS + 5)
+        Run.objects.filter(pk=ctx.run.pk).update(heartbeat_at=old)
+        procs.wait_until(lambda: Run.objects.get(pk=ctx.run.pk).heartbeat_at > old, timeout=10, interval=0.1)
+        beats.append(memory_sweep()["abandoned"])
+        return read(ctx)
+
+    monkeypatch.setattr(runner, "assemble_context", slow_read)
+    run = runner.run_prepare(actor=Actor(tenant=school, via_api_key=True), agent=agent, input="出题").run
+    assert beats == [0]
+    assert Run.objects.get(pk=run.pk).status == Run.Status.RUNNING
+
+
 UNSAFE = [
     ({"MEMORY_JOB_TIMEOUT": "600", "MEMORY_SWEEP_AFTER_SECONDS": "300"},
      "MEMORY_SWEEP_AFTER_SECONDS (300) must exceed the memory job timeout MEMORY_JOB_TIMEOUT (600)"),
