@@ -4,8 +4,9 @@
 
 Training data: every labelled sentence of bench/data/redline/train/*.jsonl (teacher
 sentences and disguised values, written by hand for this purpose: {"text", "sensitive",
-"kind", "lang"}; a, b and round_c/d as ordinary messages, c and d as near-twin pairs, f as
-long requests and twins), 1,500 longer
+"kind", "lang"}; a, b and the former held-out rounds c, d, e, h, k, n, p, s as ordinary
+messages, c and d as near-twin pairs, f as long requests and twins, y and z as marks and
+conditions in many forms with their look-alikes), 1,500 longer
 messages joined from two of them (an ordinary request, then a sentence that decides the
 label), and the red line's own tables in tests/core/ (redline_table, redline_probe,
 redline_samples; their kind is what the rules say, as the rules were written for them).
@@ -56,6 +57,7 @@ CLAUSE_LOWS = (0.7, 0.8, 0.9, 0.95, 1.01)  # 1.01: a clause never lets the rules
 # teach the judge where the line is but do not look like what teachers type.
 CHOOSE_ON = ("written_a_", "written_b_", "written_round_", "written_g_", "written_j_", "written_l_")
 JOINED = 1500
+BATCH = 32  # texts embedded in one pass
 
 
 def setup_django():
@@ -143,10 +145,15 @@ def vectors_for(texts: list[str]) -> np.ndarray:
         if model is None:
             raise SystemExit("the embedding model could not load")
         started = time.monotonic()
-        for i, text in enumerate(missing, 1):
-            cache[key(text)] = model.query(text)
-            if i % 200 == 0 or i == len(missing):
-                print(f"  embedded {i}/{len(missing)} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+        # in batches of similar length (the encoder pads a batch to its longest text)
+        ordered = sorted(missing, key=len)
+        for start in range(0, len(ordered), BATCH):
+            batch = ordered[start:start + BATCH]
+            for text, vector in zip(batch, model.queries(batch), strict=True):
+                cache[key(text)] = vector
+            done = start + len(batch)
+            if done % (BATCH * 20) == 0 or done == len(ordered):
+                print(f"  embedded {done}/{len(ordered)} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
         CACHE.parent.mkdir(parents=True, exist_ok=True)
         keys = sorted(cache)
         np.savez(CACHE, keys=np.array(keys), vectors=np.stack([cache[k] for k in keys]))

@@ -140,9 +140,15 @@ _NOT_ASSESSMENT_RANK = re.compile(scores.NOT_ASSESSMENT_RANK, re.ASCII)
 _EXAM_RANK = re.compile(scores.EXAM_RANK, re.ASCII)
 
 
+_PAPER_LAYOUT = re.compile(scores.PAPER_LAYOUT)
+
+
 def _score_exemption(name: str) -> Callable[[str, str], bool] | None:
-    """A class's own statistic is nobody's score; a ranking in a question or a lesson that
-    names nobody (年级前十名的名单要公布吗？请给出建议) is nobody's place."""
+    """A class's own statistic is nobody's score, nor is a paper's layout (各科满分：语文120);
+    a ranking in a question or a lesson that names nobody (年级前十名的名单要公布吗？请给出
+    建议) is nobody's place."""
+    if name in scores.LAYOUT_RULES:
+        return lambda text, plain: bool(_PAPER_LAYOUT.search(plain))
     if name not in scores.RANK_RULES:
         return None
     return lambda text, plain: bool(_CLASS_STATISTIC.search(plain)

@@ -48,7 +48,8 @@ SCORE_RULES_ZH = {
         rf"\d{{1,3}}(?:\.\d+)?(?!\s*(?:{_NOT_A_SCORE_UNIT}))",
         ["李华数学92", "她英语成绩76", "張偉物理期末 59", "小明数学考了九十二分", "成绩：90", "化学得了3分",
          "翟丽这次没考好，物理刚刚 60"],
-        ["数学课每周5节", "数学3班和5班", "一节数学课45分钟", "数学第3章", "期末考试在第18周"],
+        ["数学课每周5节", "数学3班和5班", "一节数学课45分钟", "数学第3章", "期末考试在第18周",
+         "期末考试各科满分：语文120，数学120，英语120，物理70"],
     ),
     # 考了85分, 只考了59, 拿了满分, 得了零分
     "score_exam_result": (
@@ -92,6 +93,17 @@ SCORE_RULES_ZH = {
         ["李梦瑶英语听力满分", "朱一凡月考成绩下滑了20名", "比期中下滑了很多,掉了 15 名", "胡可馨总分比上次少了40分", "王同学数学经常考满分",
          "谢婷这次比上次高了二十分"],
         ["作文满分60分", "听力满分是30分", "讲解满分作文的标准", "数学课上分析满分答案", "年级平均分比上次高了 5 分"],
+    ),
+    # 作文38/60, 阅读 15/40, 语文应该是87不是78, 听写20个词错了14个: a part's mark out of its
+    # total, a mark corrected, a dictation's mistakes (a paper's own layout, 选择题36分, is
+    # nobody's: that one is the judge's to read)
+    "score_part_fraction": (
+        rf"(?:{_ASSESSED}|阅读|听写|默写|卷面|小测|选择题|填空题|解答题)\s*(?:部分|题)?\s*(?:[:：是为]|得了?|拿了?|只有|才|"
+        rf"考了?)?\s*\d{{1,3}}(?:\.\d+)?\s*/\s*\d{{2,3}}(?![\d/.])|"
+        rf"(?:{SUBJECTS})\s*(?:应该|应当|应)\s*(?:是|为)\s*\d{{1,3}}(?:\.\d+)?(?!\s*(?:{_NOT_A_SCORE_UNIT}))|"
+        rf"(?:听写|默写)[^，,。.;；!！?？\n]{{0,8}}?错了\s*{NUM}\s*个",
+        ["钱雨桐作文38/60", "阅读部分 15/40", "梁晨语文应该是87不是78", "孔祥听写20个词错了14个", "作文：42 / 60"],
+        ["作文满分60分", "第3/10题", "听写时错了的词要订正三遍", "语文应该是第一节课", "作文题目见第12页"],
     ),
     # 总分620 (but not 试卷总分150 / 卷面总分)
     "score_total": (
@@ -304,6 +316,22 @@ SCORE_RULES_EN = {
          "Sam scored lowest on the exam"],
         ["problem set 3 is due Monday", "the 2 marks for method", "plot the two As on the graph"],
     ),
+    # 17/50 on the vocab test, gave Noah's essay a C+, went from 52 to 81 on the reading benchmark
+    "score_work_marked": (
+        r"\b\d{1,3}\s*(?:/|out\s+of)\s*\d{1,3}\s+(?:on|in|for)\s+(?:the|his|her|their|a|an|this|that|last|"
+        r"today's|yesterday's)\s+(?:[\w\-]+\s+){0,2}?(?:test|quiz|exam|paper|assessment|mock|check|essay|task|"
+        r"spellings?)\b|"
+        r"\b(?:gave|give|gives|giving|awarded|marked|graded)\s+(?:\w+'s|his|her|their)\s+(?:[\w\-]+\s+)?(?:essay|work|"
+        r"paper|test|project|story|piece|coursework|homework|drawing|artwork|presentation|portfolio|assignment|report)\s+"
+        r"(?:an?\s+)?[\"'“]?(?:a\*|" + _EN_LETTER + r")(?![a-z0-9])|"
+        r"\b(?:went|jumped|rose|climbed|fell|dropped|slipped|improved|moved)\s+(?:up\s+|down\s+)?from\s+\d{1,3}\s*%?\s+"
+        r"to\s+\d{1,3}\s*%?\s+(?:on|in)\s+(?:the|his|her|their|a)\s+(?:[\w\-]+\s+){0,2}?(?:test|quiz|exam|paper|"
+        r"assessment|benchmark|mock|check|screening)s?\b",
+        ["Tyler got 17/50 on the vocab test", "I gave Noah's essay a C+", "she marked her artwork an A-",
+         "Samuel went from 52 to 81 on the reading benchmark", "14 out of 40 in the spelling test"],
+        ["Give the essay a title", "The test is on 3/15", "Marks: 20 out of 20 on the rubric",
+         "The clock went from 12 to 3 in the story", "Give each essay a mark out of 30"],
+    ),
     "score_gpa": (
         r"\bgpa\s*(?:of|is|was|:|=|是|为|：)?\s*\d|\d\.\d+\s*gpa\b|"
         r"\bgpa\s+(?:dropped|fell|rose|went|climbed|improved|increased|decreased|slipped|jumped)\s+(?:\w+\s+)?"
@@ -373,6 +401,11 @@ SCORE_RULES_EN = {
 # A class's own result (三班这次平均分排年级第二, 我们班的及格率是95%) is not a pupil's.
 CLASS_STATISTIC = (r"^\s*(?:[\d一二三四五六七八九十]+|我们|咱们|本|我|各)\s*班\s*(?:这次|本次|上次|期中|期末|月考)?\s*的?\s*"
                    r"(?:平均分|均分|总分|整体成绩|总成绩|成绩|及格率|优秀率|合格率)")
+# A paper's full marks listed by subject or part (各科满分：语文120，数学120; 分值：选择题36分) are
+# nobody's result.
+PAPER_LAYOUT = r"满分\s*(?:分别)?\s*(?:[:：]|是|为)\s*(?:" + SUBJECTS + r"|选择|填空|阅读|作文)|各科满分|分值\s*(?:分配|[:：])"
+#: the rules that read a number after a subject or a part, which a paper's layout also has
+LAYOUT_RULES = ("score_subject_number", "score_part_fraction")
 # A place in a race, a contest or a sorted list is not a result of assessment.
 NOT_ASSESSMENT_RANK = (r"运动会|比赛|竞赛|大赛|赛跑|跑了|跳了|接力|拔河|评比|排行榜|排序|队伍|球队|数据|数组|列表|元素|算法|"
                        r"\b(?:race|run|match|tournament|competition|contest|sports\s+day|charity|"
