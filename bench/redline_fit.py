@@ -145,7 +145,8 @@ def vectors_for(texts: list[str]) -> np.ndarray:
         if model is None:
             raise SystemExit("the embedding model could not load")
         started = time.monotonic()
-        # in batches of similar length (the encoder pads a batch to its longest text)
+        # in batches (the encoder packs a batch's texts without padding, each attending only
+        # to itself: a text's vector does not depend on its batch)
         ordered = sorted(missing, key=len)
         for start in range(0, len(ordered), BATCH):
             batch = ordered[start:start + BATCH]
