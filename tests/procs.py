@@ -219,7 +219,8 @@ def sse_request(url: str, body: dict, headers: dict | None = None, timeout: floa
 
 
 def bootstrap_school(env: dict, *, provider: str = "scripted", base_url: str = "", model: str = "",
-                     language: str = "zh", slug: str = "yizhong") -> tuple[str, str]:
+                     language: str = "zh", slug: str = "yizhong",
+                     max_output_tokens: int | None = None) -> tuple[str, str]:
     """migrate, then a school, an agent and an API key through the public commands."""
     manage(env, "migrate", "--noinput")
     manage(env, "create_tenant", slug, "--name", "第一中学")
@@ -228,6 +229,8 @@ def bootstrap_school(env: dict, *, provider: str = "scripted", base_url: str = "
         args += ["--base-url", base_url]
     if model:
         args += ["--model", model]
+    if max_output_tokens is not None:
+        args += ["--max-output-tokens", str(max_output_tokens)]
     agent_id = manage(env, *args).splitlines()[-1]
     key = manage(env, "create_api_key", "--tenant", slug).splitlines()[-1]
     return agent_id, key

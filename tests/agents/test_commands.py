@@ -24,6 +24,17 @@ def test_the_public_commands_create_a_school_an_agent_and_a_key(db):
     assert raw not in key.key_hash
 
 
+def test_create_agent_sets_the_longest_answer_and_refuses_zero(db):
+    _call("create_tenant", "sizhong")
+    agent_id = _call("create_agent", "--tenant", "sizhong", "--name", "x", "--provider", "local",
+                     "--max-output-tokens", "48")
+    assert Agent.objects.get(pk=agent_id).max_output_tokens == 48
+    default_id = _call("create_agent", "--tenant", "sizhong", "--name", "y", "--provider", "local")
+    assert Agent.objects.get(pk=default_id).max_output_tokens == 1024
+    with pytest.raises(CommandError):
+        _call("create_agent", "--tenant", "sizhong", "--name", "z", "--provider", "local", "--max-output-tokens", "0")
+
+
 def test_create_agent_refuses_an_unknown_school(db):
     with pytest.raises(CommandError):
         _call("create_agent", "--tenant", "nowhere", "--name", "x", "--provider", "local")

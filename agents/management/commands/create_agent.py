@@ -19,11 +19,15 @@ class Command(BaseCommand):
         parser.add_argument("--api-key-env", default="", help="NAME of the environment variable holding the secret")
         parser.add_argument("--system-prompt", default="")
         parser.add_argument("--archive-outputs", action="store_true")
+        parser.add_argument("--max-output-tokens", type=int, default=None,
+                            help="the longest answer, in tokens (default: the agent's default, 1024)")
 
     def handle(self, *args, **o):
         tenant = Tenant.objects.filter(slug=o["tenant"]).first()
         if tenant is None:
             raise CommandError(f"no school with slug {o['tenant']!r}")
+        if o["max_output_tokens"] is not None and o["max_output_tokens"] < 1:
+            raise CommandError("--max-output-tokens must be at least 1")
         try:
             agent = agent_create(
                 tenant=tenant,
@@ -35,6 +39,7 @@ class Command(BaseCommand):
                 api_key_env=o["api_key_env"],
                 system_prompt=o["system_prompt"],
                 archive_outputs=o["archive_outputs"],
+                **({"max_output_tokens": o["max_output_tokens"]} if o["max_output_tokens"] is not None else {}),
             )
         except AppError as exc:
             raise CommandError(exc.message) from exc
