@@ -108,8 +108,26 @@ def _numbers_in(plain: str) -> frozenset[str]:
     return frozenset(number_kinds(plain))
 
 
+# A number made up for an exercise (用虚构号码11010519491231002X出一道校验码练习题; a Luhn
+# exercise "using the made-up card number 4539 …") is nobody's: the text says the number is
+# invented, asks for teaching material, and names no person. Said of a person's number
+# (张三的身份证号，假设是…) or without the exercise, the number is refused.
+_MADE_UP = re.compile(r"虚构|虚拟|假设|编造|编的|捏造|示例|样例|范例|假的|测试用|"
+                      r"\b(?:made[\s\-]up|fictional|fictitious|invented|imaginary|hypothetical|fake|dummy|sample|"
+                      r"example|test)\s+(?:(?:id|identity|card|credit|debit|bank|phone|mobile|telephone|account)\s+)*"
+                      r"(?:numbers?|cards?|ids?)\b", re.ASCII)
+_EXERCISE = re.compile(r"练习|习题|例题|出题|出一道|出几道|题目|作业题|校验码|校验位|算法|课件|教案|"
+                       r"\b(?:exercises?|worksheets?|questions?|problems?|lessons?|algorithm|check\s+digit|"
+                       r"checksum|activity|quiz)\b", re.ASCII)
+
+
+def made_up_for_exercise(text: str, plain: str) -> bool:
+    """Does `text` say that its number is invented for teaching material, naming nobody?"""
+    return bool(_MADE_UP.search(plain) and _EXERCISE.search(plain)) and terms.names_nobody(text, plain)
+
+
 def _number_rule(kind: str) -> Callable[[str, str], bool]:
-    return lambda text, plain: kind in _numbers_in(plain)
+    return lambda text, plain: kind in _numbers_in(plain) and not made_up_for_exercise(text, plain)
 
 
 @functools.lru_cache(maxsize=1)
@@ -161,8 +179,9 @@ _ID_EXAMPLE = "11010519491231002X"
 RULES: tuple[Rule, ...] = (
     Rule("id_number", "id_number", _number_rule("id_number"),
          (f"身份证{_ID_EXAMPLE}", "老身份证号 110105491231002", "11 01 05 19 49 12 31 00 2X",
-          "壹壹零壹零伍壹玖肆玖壹贰叁壹零零贰X"),
-         ("订单号 110105194912", "2024-09-01 至 2024-09-30")),
+          "壹壹零壹零伍壹玖肆玖壹贰叁壹零零贰X", f"把刘佳怡的身份证号{_ID_EXAMPLE}当示例出一道练习题"),
+         ("订单号 110105194912", "2024-09-01 至 2024-09-30",
+          f"身份证号最后一位校验码怎么算？用虚构号码{_ID_EXAMPLE}出一道练习题")),
     Rule("phone", "phone", _number_rule("phone"),
          ("家长电话13812345678", "+86 158-1234-5678", "138-12-34-56-78", "一三八一二三四五六七八",
           "one three eight one two three four five six seven eight", "王老师家里座机 010-62345678",
@@ -171,8 +190,10 @@ RULES: tuple[Rule, ...] = (
          ("题号 1-3-5-7-9-11-13-15", "2023.10.15 13:45 上课", "第138页", "student number 2024001234",
           "家长会时间 202410151930", "学校教务处公开电话 0571-86502317", "The school office number is 020 7946 0321")),
     Rule("bank_card", "bank_card", _number_rule("bank_card"),
-         ("card number 4111111111111111", "银行卡 6222 0212 3456 7890 128"),
-         ("订单号 4111111111111112", "1111111111111111")),
+         ("card number 4111111111111111", "银行卡 6222 0212 3456 7890 128",
+          "Tom's sample card number 4111 1111 1111 1111, for the worksheet"),
+         ("订单号 4111111111111112", "1111111111111111",
+          "Write a Luhn algorithm exercise using the made-up card number 4111 1111 1111 1111")),
     *(Rule(name, "score", _regex_rule(pattern, unless=_score_exemption(name)), tuple(pos), tuple(neg))
       for name, (pattern, pos, neg) in {**scores.SCORE_RULES_ZH, **scores.SCORE_RULES_EN}.items()),
     *(Rule(name, kind, _regex_rule(pattern, unless=terms.lesson_request), tuple(pos), tuple(neg))

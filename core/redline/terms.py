@@ -405,9 +405,15 @@ _PERSON = re.compile(
 _EN_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+(?='s\b|\s+(?:has|is|was|had|suffers|takes|gets|got)\b)|^\s*[A-Z][a-z]+'s\b")
 
 
+def names_nobody(text: str, plain: str) -> bool:
+    """Does `text` (normalized: `plain`) point at no person (他, 该生, 小王, 王小明同学,
+    "Tom's", "Amy has")?"""
+    return not _PERSON.search(plain) and not _EN_NAME.search(fold(text))
+
+
 def lesson_request(text: str, plain: str) -> bool:
     """Is `text` (normalized: `plain`) a request for teaching material that names nobody?"""
-    return bool(_LESSON_OR_TOPIC.search(plain)) and not _PERSON.search(plain) and not _EN_NAME.search(fold(text))
+    return bool(_LESSON_OR_TOPIC.search(plain)) and names_nobody(text, plain)
 
 
 # --- all together -----------------------------------------------------------------------
