@@ -4,9 +4,11 @@
 
 Training data: every labelled sentence of bench/data/redline/train/*.jsonl (teacher
 sentences and disguised values, written by hand for this purpose: {"text", "sensitive",
-"kind", "lang"}; a, b and the former held-out rounds c, d, e, h, k, n, p, s as ordinary
-messages, c and d as near-twin pairs, f as long requests and twins, y and z as marks and
-conditions in many forms with their look-alikes), 1,500 longer
+"kind", "lang"}; a, b and the former held-out rounds c, d, e, h, k, n, p, s, w, x, aa, ab
+as ordinary messages, c and d as near-twin pairs, f as long requests and twins, y and z as
+marks and conditions in many forms with their look-alikes, ac-am by focus: subtle cases,
+English- and Chinese-speaking school systems, long messages and lists, exercises and
+fiction, staff voices, typed facts, parents and other countries, hard benign), 1,500 longer
 messages joined from two of them (an ordinary request, then a sentence that decides the
 label), and the red line's own tables in tests/core/ (redline_table, redline_probe,
 redline_samples; their kind is what the rules say, as the rules were written for them).
