@@ -111,7 +111,7 @@ def _numbers_in(plain: str) -> frozenset[str]:
 # A number made up for an exercise (用虚构号码11010519491231002X出一道校验码练习题; a Luhn
 # exercise "using the made-up card number 4539 …") is nobody's: the text says the number is
 # invented, asks for teaching material, and names no person. Said of a person's number
-# (张三的身份证号，假设是…) or without the exercise, the number is refused.
+# (把刘佳怡的身份证号…当示例) or without the exercise, the number is refused.
 _MADE_UP = re.compile(r"虚构|虚拟|假设|编造|编的|捏造|示例|样例|范例|假的|测试用|"
                       r"\b(?:made[\s\-]up|fictional|fictitious|invented|imaginary|hypothetical|fake|dummy|sample|"
                       r"example|test)\s+(?:(?:id|identity|card|credit|debit|bank|phone|mobile|telephone|account)\s+)*"

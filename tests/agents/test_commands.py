@@ -30,7 +30,7 @@ def test_create_agent_sets_the_longest_answer_and_refuses_zero(db):
                      "--max-output-tokens", "48")
     assert Agent.objects.get(pk=agent_id).max_output_tokens == 48
     default_id = _call("create_agent", "--tenant", "sizhong", "--name", "y", "--provider", "local")
-    assert Agent.objects.get(pk=default_id).max_output_tokens == 1024
+    assert Agent.objects.get(pk=default_id).max_output_tokens == Agent._meta.get_field("max_output_tokens").default
     with pytest.raises(CommandError):
         _call("create_agent", "--tenant", "sizhong", "--name", "z", "--provider", "local", "--max-output-tokens", "0")
 

@@ -20,7 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--system-prompt", default="")
         parser.add_argument("--archive-outputs", action="store_true")
         parser.add_argument("--max-output-tokens", type=int, default=None,
-                            help="the longest answer, in tokens (default: the agent's default, 1024)")
+                            help="the longest answer, in tokens (default: the agent model's default)")
 
     def handle(self, *args, **o):
         tenant = Tenant.objects.filter(slug=o["tenant"]).first()
