@@ -49,7 +49,7 @@ CACHE = ROOT / "bench" / ".cache" / "redline_vectors.npz"
 MAX_BENIGN_REFUSED = 0.02  # out of fold; the goal is at most 2 % on held-out messages
 FOLDS = 5
 L2 = 30.0
-HIGHS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95)
+HIGHS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.825, 0.85, 0.875, 0.9, 0.95)
 LOWS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 CLAUSE_HIGHS = (0.9, 0.95, 0.98, 0.99, 1.01)  # 1.01: clauses never refuse alone
 CLAUSE_LOWS = (0.7, 0.8, 0.9, 0.95, 1.01)  # 1.01: a clause never lets the rules' words stand
@@ -223,20 +223,16 @@ def clause_p(texts: list[str], params, classes) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=None)
-def _disguised(text: str) -> bool:
-    from core.normalize import disguised
-
-    return disguised(text)
 
 
 def combine(p, pc, rule_kinds, texts, high, low, clause_high, clause_low):
     """screen()'s decision (core.redline.decide) for each text."""
-    from core.redline import decide
+    from core.redline import decide, written_in_disguise
     from core.redline.learned import Judgement, Params
 
     limits = Params((), None, None, None, None, high, low, clause_high, clause_low)
     return np.array([bool(decide(kinds, Judgement(float(a), "score", float(b)), chars=len(text), limits=limits,
-                                 disguised=bool(kinds) and _disguised(text)))
+                                 disguised=written_in_disguise(text, kinds)))
                      for a, b, kinds, text in zip(p, pc, rule_kinds, texts, strict=True)])
 
 

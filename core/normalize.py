@@ -53,6 +53,8 @@ _FOLDED_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LATIN
                    "TIFINAGH", "VAI", "GEORGIAN", "MODIFIER LETTER", "SMALL CAPITAL", "LETTERLIKE")
 _LATIN_LETTER_FORM = re.compile(r"LATIN (?:LETTER|SMALL LETTER|CAPITAL LETTER) (?:SMALL CAPITAL|TURNED|REVERSED|"
                                 r"INVERTED|SCRIPT|DOTLESS) ([A-Z])")
+_EMOJI_LETTER = re.compile(r"(?:REGIONAL INDICATOR SYMBOL|NEGATIVE CIRCLED LATIN CAPITAL|NEGATIVE SQUARED LATIN CAPITAL)"
+                           r" LETTER ([A-Z])")
 # Characters that render as nothing or as blank and are not whitespace.
 _BLANK_LETTERS = frozenset("\u115f\u1160\u17b4\u17b5\u180e\u2800\u3164\uffa0\u034f")
 
@@ -106,6 +108,11 @@ def _fold_char(code: int):
     folded = _confusable_to_latin().get(code)
     if folded is not None:
         return folded
+    # 🇩 🅓 🅳 (regional indicators, negative circled and squared letters): a letter in an
+    # emoji's dress, as in "体测 🇩 等" or "数学🅱+"
+    letter = _EMOJI_LETTER.fullmatch(unicodedata.name(char, ""))
+    if letter:
+        return letter.group(1).lower()
     # ᴀ ɴ ɢ ʀ (small capitals), ɐ (turned): a Latin letter in another form
     letter = _LATIN_LETTER_FORM.fullmatch(unicodedata.name(char, ""))
     return letter.group(1).lower() if letter else char
@@ -324,7 +331,9 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # Chinese does not put spaces between characters: 数 学 九 十 二 分 -> 数学九十二分
 _SPACE_IN_HAN = re.compile(rf"(?<=[{_HAN}])\s+(?=[{_HAN}])")
 # One character at a time with a separator: 抑-郁-症, 抑.郁.症 (not 、 or ，: those are lists)
-_SPELLED_HAN = re.compile(rf"[{_HAN}](?:([\-_.*·•~/|+])[{_HAN}])(?:\1[{_HAN}])+(?![{_HAN}])")
+# (the separator any mark but the punctuation of a list or a sentence: 不※及※格, 抑@郁@症)
+_SPELLED_HAN = re.compile(rf"[{_HAN}](?:([^\w\s、，,；;。！？!?：:…（）()《》「」『』“”‘’\"'])[{_HAN}])(?:\1[{_HAN}])+"
+                          rf"(?![{_HAN}])")
 # yi4yu4zheng4 -> yiyuzheng
 _TONE_NUMBERS = re.compile(r"(?<![a-z0-9])(?:[a-z]+[1-5]){2,}(?![a-z0-9])")
 # d1ab3tes -> diabetes: a digit between two letters is a letter in disguise
@@ -489,12 +498,18 @@ def _mixed_script(word: str) -> bool:
     return any(ord(c) in table for c in word if not c.isascii())
 
 
+# a letter dressed as an emoji (🅓, 🅱, a regional indicator outside a flag's pair: 🇩 等)
+_LONE_EMOJI_LETTER = re.compile("[\U0001F150-\U0001F169\U0001F170-\U0001F189]"
+                                "|(?<![\U0001F1E6-\U0001F1FF])[\U0001F1E6-\U0001F1FF](?![\U0001F1E6-\U0001F1FF])")
+
+
 def disguised(text: str) -> bool:
     """Whether `text` looks written to slip past a filter: invisible, format, tag or
     combining characters, digits of another script or circled ones, a look-alike letter in a
-    Latin word, HTML entities, letters spelled one by one (A.D.H.D, "E m m a"), leetspeak
-    (d3pr3ss10n), pinyin with tone numbers or a rank in homophones (年纪弟三). Ordinary text, traditional characters and
-    full-width digits included, is not."""
+    Latin word, a letter dressed as an emoji, HTML entities, letters spelled one by one
+    (A.D.H.D, "E m m a"), leetspeak (d3pr3ss10n), pinyin with tone numbers or a rank in
+    homophones (年纪弟三). Ordinary text, traditional characters and full-width digits
+    included, is not."""
     if not text:
         return False
     if not text.isascii():
@@ -502,6 +517,8 @@ def disguised(text: str) -> bool:
         if any(_hiding_char(c) for c in composed):
             return True
         if any(_mixed_script(word) for word in _LATIN_WORD.findall(unicodedata.normalize("NFKC", composed))):
+            return True
+        if _LONE_EMOJI_LETTER.search(composed):
             return True
     if "&" in text and _ENTITY.search(text):
         return True

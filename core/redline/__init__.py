@@ -413,14 +413,27 @@ def screen(text: str) -> Verdict:
     if judged is None:
         return verdict
     return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=learned.params(),
-                          disguised=bool(verdict.kinds) and disguised(text)))
+                          disguised=written_in_disguise(text, verdict.kinds)))
+
+
+def written_in_disguise(text: str, rule_kinds: tuple[str, ...]) -> bool:
+    """Whether what the rules found in `text` is written to slip past them: the text is
+    disguised (core.normalize.disguised), or a term of a kind they found is there only in
+    pinyin or misspelled (他是liushouertong, 小王有哮踹), which the judge, fitted on
+    sentences as people write them, reads poorly."""
+    if not rule_kinds:
+        return False
+    if disguised(text):
+        return True
+    plain = normalize(text)
+    return bool(set(rule_kinds) & (_fuzzy_terms_in(plain) - _terms_in(text, plain)))
 
 
 def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int,
            limits: learned.Params, disguised: bool = False) -> tuple[str, ...]:
     """`screen()`'s decision from what the rules found in a text of `chars` characters and
     what the judge made of it (bench/redline_fit.py chooses the limits with this function).
-    On a `disguised` text (core.normalize.disguised: invisible characters, other scripts'
+    On a `disguised` text (`written_in_disguise`: invisible characters, other scripts'
     digits, look-alike letters, A.D.H.D …) what the rules find stands."""
     kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS}
     if (judged.sensitive > limits.low or judged.clause > limits.clause_low or chars < _RULES_STAND_BELOW_CHARS
