@@ -71,6 +71,21 @@ def test_the_judge_alone_refuses_above_high_or_on_one_clause_above_clause_high()
     assert decide((), judged(0.3, clause=0.94), chars=60, limits=LIMITS) == ()
 
 
+@pytest.mark.parametrize(("text", "kinds"), [
+    ("小周是liushouertong", ("family",)), ("他有yi yu zheng", ("health",)), ("Maya suffers from depresion", ("health",)),
+    ("Tom got 🅵 in maths", ("score",)), ("小王有哮\u200b喘", ("health",)),
+])
+def test_a_term_found_only_in_pinyin_misspelled_or_disguised_is_written_in_disguise(text, kinds):
+    assert redline.check(text).kinds == kinds
+    assert redline.written_in_disguise(text, kinds)
+
+
+@pytest.mark.parametrize("text", ["小周是留守儿童", "Maya has epilepsy", "张三数学不及格"])
+def test_a_term_written_as_people_write_it_is_not(text):
+    kinds = redline.check(text).kinds
+    assert kinds and not redline.written_in_disguise(text, kinds)
+
+
 def test_the_committed_weights_are_whole():
     p = learned.params()
     assert p.classes == ("none", *KINDS)
