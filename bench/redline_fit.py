@@ -223,16 +223,20 @@ def clause_p(texts: list[str], params, classes) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=None)
+def _in_disguise(text: str, kinds: tuple[str, ...]) -> bool:
+    from core.redline import written_in_disguise
+
+    return written_in_disguise(text, kinds)
 
 
 def combine(p, pc, rule_kinds, texts, high, low, clause_high, clause_low):
     """screen()'s decision (core.redline.decide) for each text."""
-    from core.redline import decide, written_in_disguise
+    from core.redline import decide
     from core.redline.learned import Judgement, Params
 
     limits = Params((), None, None, None, None, high, low, clause_high, clause_low)
     return np.array([bool(decide(kinds, Judgement(float(a), "score", float(b)), chars=len(text), limits=limits,
-                                 disguised=written_in_disguise(text, kinds)))
+                                 disguised=_in_disguise(text, tuple(kinds))))
                      for a, b, kinds, text in zip(p, pc, rule_kinds, texts, strict=True)])
 
 
