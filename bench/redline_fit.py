@@ -187,14 +187,60 @@ def fit(X: np.ndarray, y: np.ndarray, n_classes: int, *, iters: int = 400, lr: f
         vb = momentum * vb - lr * G.mean(axis=0)
         W += vW
         b += vb
-    return mean, scale, W, b
+    return mean, scale, W, b, None, None
+
+
+def fit_hidden(X: np.ndarray, y: np.ndarray, n_classes: int, hidden: int, *, epochs: int, l2: float,
+               batch: int = 256, lr: float = 1e-3, seed: int = 0):
+    """The same classes through one hidden layer of `hidden` ReLU units (inputs standardised
+    and clipped as core.redline.learned.probabilities does), fitted by Adam on minibatches
+    with L2, classes weighted as fit() does."""
+    from core.redline.learned import HIDDEN_INPUT_CLIP
+
+    X = X.astype(np.float32)
+    mean, scale = X.mean(axis=0), X.std(axis=0) + 1e-3
+    Z = np.clip((X - mean) / scale, -HIDDEN_INPUT_CLIP, HIDDEN_INPUT_CLIP)
+    n, d = Z.shape
+    Y = np.eye(n_classes, dtype=np.float32)[y]
+    counts = np.maximum(Y.sum(axis=0), 1)
+    sample_w = (counts[0] / counts)[y]
+    sample_w = (sample_w / sample_w.mean()).astype(np.float32)
+    rng = np.random.default_rng(seed)
+    params = [rng.normal(0, np.sqrt(2 / d), (d, hidden)).astype(np.float32), np.zeros(hidden, np.float32),
+              rng.normal(0, np.sqrt(1 / hidden), (hidden, n_classes)).astype(np.float32),
+              np.zeros(n_classes, np.float32)]
+    m = [np.zeros_like(q) for q in params]
+    v = [np.zeros_like(q) for q in params]
+    step = 0
+    for _ in range(epochs):
+        order = rng.permutation(n)
+        for start in range(0, n, batch):
+            idx = order[start:start + batch]
+            W1, b1, W2, b2 = params
+            zb = Z[idx]
+            pre = zb @ W1 + b1
+            h = np.maximum(pre, 0.0)
+            logits = h @ W2 + b2
+            logits -= logits.max(axis=1, keepdims=True)
+            P = np.exp(logits)
+            P /= P.sum(axis=1, keepdims=True)
+            G = (P - Y[idx]) * sample_w[idx, None] / len(idx)
+            gh = (G @ W2.T) * (pre > 0)
+            grads = [zb.T @ gh + l2 * W1 / n, gh.sum(axis=0), h.T @ G + l2 * W2 / n, G.sum(axis=0)]
+            step += 1
+            for i, g in enumerate(grads):
+                m[i] = 0.9 * m[i] + 0.1 * g
+                v[i] = 0.999 * v[i] + 0.001 * g * g
+                params[i] -= lr * (m[i] / (1 - 0.9 ** step)) / (np.sqrt(v[i] / (1 - 0.999 ** step)) + 1e-8)
+    W1, b1, W2, b2 = params
+    return mean, scale, W2, b2, W1, b1
 
 
 def p_sensitive(X, params, classes):
     from core.redline.learned import Params, probabilities
 
-    mean, scale, W, b = params
-    probs = probabilities(X, Params(classes, mean, scale, W, b, 0.0, 0.0, 0.0, 0.0))
+    mean, scale, W, b, W1, b1 = params
+    probs = probabilities(X, Params(classes, mean, scale, W, b, 0.0, 0.0, 0.0, 0.0, W1, b1))
     return 1.0 - probs[:, classes.index("none")]
 
 
@@ -261,7 +307,18 @@ def main():
                         help="the share of benign sentences the chosen thresholds may refuse (out of fold)")
     parser.add_argument("--no-per-file", dest="per_file", action="store_false",
                         help="skip the leave-one-file-out estimates (a quicker run)")
+    parser.add_argument("--hidden", type=int, default=0,
+                        help="units of a hidden layer (0: a linear model, logistic regression)")
+    parser.add_argument("--epochs", type=int, default=8, help="passes over the data for a hidden layer")
+    parser.add_argument("--hidden-l2", type=float, default=3.0, help="L2 of a hidden layer's weights")
+    parser.add_argument("--fold-splits", type=int, default=1,
+                        help="k-fold splits whose judgements are averaged to choose the thresholds")
     args = parser.parse_args()
+
+    def fit_model(X, y, n_classes):
+        if args.hidden:
+            return fit_hidden(X, y, n_classes, args.hidden, epochs=args.epochs, l2=args.hidden_l2)
+        return fit(X, y, n_classes)
     setup_django()
     from core import redline
     from core.redline import KINDS
@@ -286,25 +343,29 @@ def main():
         print(f"  fold {n_fold}/{len(data)}: judging {name}", file=sys.stderr)
         X = np.vstack([data[other][1] for other in data if other != name])
         y = np.concatenate([data[other][2] for other in data if other != name])
-        params = fit(X, y, len(classes))
+        params = fit_model(X, y, len(classes))
         out_of_fold[name] = (p_sensitive(data[name][1], params, classes), clause_p(data[name][0], params, classes))
     # k folds across every file: the thresholds are chosen on judgements of a model that has
     # seen each file's style, as the final one has (the leave-one-file-out judgements are
     # less confident than the final model's, and chose thresholds that refused too little
     # of the held-out sets: 92.8-96.1 % where 95.0-98.3 % came within 2 % of the benign).
-    rng = np.random.default_rng(3)
-    fold_of = {name: rng.integers(0, FOLDS, len(data[name][2])) for name in data}
+    # With --fold-splits, the judgements of several splits are averaged: one split's luck
+    # (which sentences share a fold) moved the chosen thresholds a lot between refits.
     k_fold = {name: (np.zeros(len(data[name][2])), np.zeros(len(data[name][2]))) for name in data}
-    for fold in range(FOLDS):
-        print(f"  k-fold {fold + 1}/{FOLDS}", file=sys.stderr)
-        X = np.vstack([data[name][1][fold_of[name] != fold] for name in data])
-        y = np.concatenate([data[name][2][fold_of[name] != fold] for name in data])
-        params = fit(X, y, len(classes))
-        for name in data:
-            mask = fold_of[name] == fold
-            if mask.any():
-                k_fold[name][0][mask] = p_sensitive(data[name][1][mask], params, classes)
-                k_fold[name][1][mask] = clause_p([t for t, m in zip(data[name][0], mask) if m], params, classes)
+    for split in range(args.fold_splits):
+        rng = np.random.default_rng(3 + split)
+        fold_of = {name: rng.integers(0, FOLDS, len(data[name][2])) for name in data}
+        for fold in range(FOLDS):
+            print(f"  k-fold {fold + 1}/{FOLDS} (split {split + 1}/{args.fold_splits})", file=sys.stderr)
+            X = np.vstack([data[name][1][fold_of[name] != fold] for name in data])
+            y = np.concatenate([data[name][2][fold_of[name] != fold] for name in data])
+            params = fit_model(X, y, len(classes))
+            for name in data:
+                mask = fold_of[name] == fold
+                if mask.any():
+                    k_fold[name][0][mask] += p_sensitive(data[name][1][mask], params, classes) / args.fold_splits
+                    k_fold[name][1][mask] += clause_p([t for t, m in zip(data[name][0], mask) if m], params,
+                                                      classes) / args.fold_splits
     written = [name for name in data if name.startswith(CHOOSE_ON)]
     pooled_p = np.concatenate([k_fold[name][0] for name in written])
     pooled_c = np.concatenate([k_fold[name][1] for name in written])
@@ -331,6 +392,13 @@ def main():
         print(f"  e.g. high {row[2]}, low {row[3]}, clause_high {row[4]}, clause_low {row[5]}: "
               f"{fmt(row[0], row[1], pooled_y)}")
 
+    # the judge alone, threshold-free: how much of the sensitive it ranks above the benign
+    benign_p = np.sort(pooled_p[~pooled_y])[::-1]
+    for share in (0.01, 0.02, 0.05):
+        cut = benign_p[int(share * len(benign_p))]
+        print(f"  judge alone, {FOLDS}-fold: {np.mean(pooled_p[pooled_y] > cut):6.1%} of the sensitive above the "
+              f"benign's top {share:.0%}")
+
     header = "sensitive refused | benign refused"
     if args.per_file:
         print(f"\nleave-one-file-out          rules alone: {header}  ||  rules + judge (screen)")
@@ -340,9 +408,10 @@ def main():
         both = combine(*out_of_fold[name], data[name][3], data[name][0], high, low, clause_high, clause_low)
         print(f"  {name:28s} {fmt(*rates(rules, sensitive), sensitive)}  ||  {fmt(*rates(both, sensitive), sensitive)}")
 
-    final = fit(np.vstack([d[1] for d in data.values()]), np.concatenate([d[2] for d in data.values()]),
-                len(classes))
+    final = fit_model(np.vstack([d[1] for d in data.values()]), np.concatenate([d[2] for d in data.values()]),
+                      len(classes))
     print(f"\nheld out (never fitted on, never used to choose)   rules alone: {header}  ||  rules + judge (screen)")
+    sentence_rounds = []
     for name, rows in heldout.items():
         texts, X, y, kinds = arrays(rows)
         sensitive = y > 0
@@ -350,16 +419,23 @@ def main():
         rules = np.array([bool(k) for k in kinds])
         both = combine(p, pc, kinds, texts, high, low, clause_high, clause_low)
         print(f"  {name:28s} {fmt(*rates(rules, sensitive), sensitive)}  ||  {fmt(*rates(both, sensitive), sensitive)}")
+        if name.endswith("_sentences"):
+            sentence_rounds.append((rules, both, sensitive))
         if args.show_misses:
             for row, refused, prob, prob_c in zip(rows, both, p, pc, strict=True):
                 if refused != row["sensitive"]:
                     print(f"      {'MISS' if row['sensitive'] else 'FP  '} p={prob:.2f} clause={prob_c:.2f} {row['text']}")
+    if sentence_rounds:
+        rules, both, sensitive = (np.concatenate(parts) for parts in zip(*sentence_rounds))
+        print(f"  {'all sentence rounds':28s} {fmt(*rates(rules, sensitive), sensitive)}  ||  "
+              f"{fmt(*rates(both, sensitive), sensitive)}")
     if args.write:
-        mean, scale, W, b = final
+        mean, scale, W, b, W1, b1 = final
+        hidden = {} if W1 is None else {"hidden_weights": W1.astype(np.float32), "hidden_bias": b1.astype(np.float32)}
         np.savez_compressed(MODEL_FILE, classes=np.array(classes), mean=mean.astype(np.float32),
                             scale=scale.astype(np.float32), weights=W.astype(np.float32),
                             bias=b.astype(np.float32), high=np.float32(high), low=np.float32(low),
-                            clause_high=np.float32(clause_high), clause_low=np.float32(clause_low))
+                            clause_high=np.float32(clause_high), clause_low=np.float32(clause_low), **hidden)
         print(f"\nwrote {MODEL_FILE.relative_to(ROOT)} ({MODEL_FILE.stat().st_size:,} bytes)")
 
 

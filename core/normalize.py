@@ -53,8 +53,11 @@ _FOLDED_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LATIN
                    "TIFINAGH", "VAI", "GEORGIAN", "MODIFIER LETTER", "SMALL CAPITAL", "LETTERLIKE")
 _LATIN_LETTER_FORM = re.compile(r"LATIN (?:LETTER|SMALL LETTER|CAPITAL LETTER) (?:SMALL CAPITAL|TURNED|REVERSED|"
                                 r"INVERTED|SCRIPT|DOTLESS) ([A-Z])")
-_EMOJI_LETTER = re.compile(r"(?:REGIONAL INDICATOR SYMBOL|NEGATIVE CIRCLED LATIN CAPITAL|NEGATIVE SQUARED LATIN CAPITAL)"
+# 🇩 🅓 🅳 (regional indicators, negative circled and squared letters): a letter in an
+# emoji's dress. Read by the fold (as the letter) and by disguised() (as a disguise).
+_EMOJI_LETTER = re.compile(r"(REGIONAL INDICATOR SYMBOL|NEGATIVE CIRCLED LATIN CAPITAL|NEGATIVE SQUARED LATIN CAPITAL)"
                            r" LETTER ([A-Z])")
+_FIRST_EMOJI_LETTER = 0x1F150  # no emoji letter comes before this code point
 # Characters that render as nothing or as blank and are not whitespace.
 _BLANK_LETTERS = frozenset("\u115f\u1160\u17b4\u17b5\u180e\u2800\u3164\uffa0\u034f")
 
@@ -108,14 +111,20 @@ def _fold_char(code: int):
     folded = _confusable_to_latin().get(code)
     if folded is not None:
         return folded
-    # 🇩 🅓 🅳 (regional indicators, negative circled and squared letters): a letter in an
-    # emoji's dress, as in "体测 🇩 等" or "数学🅱+"
-    letter = _EMOJI_LETTER.fullmatch(unicodedata.name(char, ""))
+    # a letter in an emoji's dress, as in "体测 🇩 等" or "数学🅱+"
+    letter = _emoji_letter(char)
     if letter:
-        return letter.group(1).lower()
+        return letter.group(2).lower()
     # ᴀ ɴ ɢ ʀ (small capitals), ɐ (turned): a Latin letter in another form
     letter = _LATIN_LETTER_FORM.fullmatch(unicodedata.name(char, ""))
     return letter.group(1).lower() if letter else char
+
+
+def _emoji_letter(char: str) -> re.Match | None:
+    """The match of _EMOJI_LETTER on `char`'s name (group 1: the dress, 2: the letter)."""
+    if ord(char) < _FIRST_EMOJI_LETTER:
+        return None
+    return _EMOJI_LETTER.fullmatch(unicodedata.name(char, ""))
 
 
 _FOLD = _FoldTable()
@@ -498,9 +507,23 @@ def _mixed_script(word: str) -> bool:
     return any(ord(c) in table for c in word if not c.isascii())
 
 
-# a letter dressed as an emoji (🅓, 🅱, a regional indicator outside a flag's pair: 🇩 等)
-_LONE_EMOJI_LETTER = re.compile("[\U0001F150-\U0001F169\U0001F170-\U0001F189]"
-                                "|(?<![\U0001F1E6-\U0001F1FF])[\U0001F1E6-\U0001F1FF](?![\U0001F1E6-\U0001F1FF])")
+def _lone_emoji_letter(text: str) -> bool:
+    """A letter dressed as an emoji (🅓, 🅱, a regional indicator outside a flag's pair: 🇩 等)."""
+    def regional(char):
+        letter = _emoji_letter(char)
+        return bool(letter) and letter.group(1).startswith("REGIONAL")
+
+    if max(text) < chr(_FIRST_EMOJI_LETTER):
+        return False
+    for i, char in enumerate(text):
+        letter = _emoji_letter(char)
+        if not letter:
+            continue
+        if not letter.group(1).startswith("REGIONAL"):
+            return True
+        if not ((i and regional(text[i - 1])) or (i + 1 < len(text) and regional(text[i + 1]))):
+            return True
+    return False
 
 
 def disguised(text: str) -> bool:
@@ -518,7 +541,7 @@ def disguised(text: str) -> bool:
             return True
         if any(_mixed_script(word) for word in _LATIN_WORD.findall(unicodedata.normalize("NFKC", composed))):
             return True
-        if _LONE_EMOJI_LETTER.search(composed):
+        if _lone_emoji_letter(composed):
             return True
     if "&" in text and _ENTITY.search(text):
         return True

@@ -257,6 +257,17 @@ def _check_cached(text: str) -> Verdict:
     return _check(text)
 
 
+@functools.lru_cache(maxsize=256)
+def _normalized_cached(text: str) -> str:
+    return normalize(text)
+
+
+def _plain(text: str) -> str:
+    """normalize(text), remembered for the last few short texts: check() and
+    written_in_disguise() read the same text one after the other in screen()."""
+    return _normalized_cached(text) if len(text) <= _CACHED_TEXT_CHARS else normalize(text)
+
+
 _TABLE_RULE_LINE = re.compile(r"[\s|:\-+=]*-[\s|:\-+=]*")  # |---|:--:|
 
 
@@ -368,7 +379,7 @@ def record_view(text: str) -> str:
 
 
 def _check(text: str) -> Verdict:
-    plain = normalize(text)
+    plain = _plain(text)
     views = [(text, plain)]
     table = table_view(text)
     if table:
@@ -425,7 +436,7 @@ def written_in_disguise(text: str, rule_kinds: tuple[str, ...]) -> bool:
         return False
     if disguised(text):
         return True
-    plain = normalize(text)
+    plain = _plain(text)
     return bool(set(rule_kinds) & (_fuzzy_terms_in(plain) - _terms_in(text, plain)))
 
 

@@ -182,6 +182,12 @@ def clauses(text: str) -> list[str]:
     return parts if len(parts) > 1 else []
 
 
+#: standardised features are clipped to this before a hidden layer (an n-gram seen in a few
+#: training sentences standardises to a hundred or more, which a linear model's L2 tames
+#: and a hidden layer's units would be swamped by)
+HIDDEN_INPUT_CLIP = 6.0
+
+
 @dataclass(frozen=True)
 class Params:
     classes: tuple[str, ...]
@@ -193,6 +199,10 @@ class Params:
     low: float  # a rule's verdict on words stands only above this
     clause_high: float  # refuse when one clause alone is above this
     clause_low: float = 1.01  # a rule's verdict on words also stands when one clause is above this
+    # a hidden layer (ReLU) between the standardised features and the classes; None: the
+    # model is linear (multinomial logistic regression)
+    hidden_weights: np.ndarray | None = None  # (features, hidden)
+    hidden_bias: np.ndarray | None = None  # (hidden,)
 
 
 @functools.lru_cache(maxsize=1)
@@ -201,7 +211,9 @@ def params() -> Params:
     return Params(classes=tuple(str(c) for c in data["classes"]), mean=data["mean"], scale=data["scale"],
                   weights=data["weights"], bias=data["bias"], high=float(data["high"]), low=float(data["low"]),
                   clause_high=float(data["clause_high"]),
-                  clause_low=float(data["clause_low"]) if "clause_low" in data.files else 1.01)
+                  clause_low=float(data["clause_low"]) if "clause_low" in data.files else 1.01,
+                  hidden_weights=data["hidden_weights"] if "hidden_weights" in data.files else None,
+                  hidden_bias=data["hidden_bias"] if "hidden_bias" in data.files else None)
 
 
 @dataclass(frozen=True)
@@ -213,7 +225,10 @@ class Judgement:
 
 def probabilities(rows: np.ndarray, p: Params) -> np.ndarray:
     """Class probabilities for each row of `rows` (`features()` of a text)."""
-    z = ((rows - p.mean) / p.scale) @ p.weights + p.bias
+    z = (rows - p.mean) / p.scale
+    if p.hidden_weights is not None:
+        z = np.maximum(np.clip(z, -HIDDEN_INPUT_CLIP, HIDDEN_INPUT_CLIP) @ p.hidden_weights + p.hidden_bias, 0.0)
+    z = z @ p.weights + p.bias
     z = z - z.max(axis=-1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=-1, keepdims=True)
@@ -240,9 +255,10 @@ def _judge_cached(text: str) -> Judgement | None:
         log.warning("the red line's judge failed (%s: %s); rules only for this text", type(exc).__name__, exc)
         return None
     p = params()
-    if rows.shape[1] != p.weights.shape[0]:  # weights fitted for other features: the rules stand
+    expected = p.mean.shape[0]
+    if rows.shape[1] != expected:  # weights fitted for other features: the rules stand
         log.error("the red line's model expects %d features, the judge gives %d; refit it with "
-                  "bench/redline_fit.py --write", p.weights.shape[0], rows.shape[1])
+                  "bench/redline_fit.py --write", expected, rows.shape[1])
         return None
     probs = probabilities(rows, p)
     none = p.classes.index("none")

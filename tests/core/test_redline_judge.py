@@ -89,8 +89,37 @@ def test_a_term_written_as_people_write_it_is_not(text):
 def test_the_committed_weights_are_whole():
     p = learned.params()
     assert p.classes == ("none", *KINDS)
-    assert p.weights.shape == (learned.FEATURE_DIM, len(p.classes))
+    assert p.mean.shape == p.scale.shape == (learned.FEATURE_DIM,)
+    inputs = learned.FEATURE_DIM if p.hidden_weights is None else p.hidden_weights.shape[1]
+    assert p.weights.shape == (inputs, len(p.classes))
+    if p.hidden_weights is not None:
+        assert p.hidden_weights.shape[0] == learned.FEATURE_DIM and p.hidden_bias.shape == (inputs,)
     assert 0 < p.low <= p.high <= p.clause_high and np.isfinite(p.weights).all()
+
+
+def _two_feature_params(**hidden):
+    return Params(classes=("none", "health"), mean=np.zeros(2, np.float32), scale=np.ones(2, np.float32),
+                  weights=hidden.pop("weights"), bias=hidden.pop("bias"), high=0.5, low=0.5, clause_high=0.9,
+                  **hidden)
+
+
+def test_a_hidden_layer_reads_a_topic_and_a_person_together():
+    # features: (about an illness, names a person); sensitive only when both hold, which no
+    # linear model of the two can say and one ReLU unit can
+    p = _two_feature_params(hidden_weights=np.array([[1.0], [1.0]], np.float32),
+                            hidden_bias=np.array([-1.0], np.float32),
+                            weights=np.array([[0.0, 8.0]], np.float32), bias=np.array([0.0, -4.0], np.float32))
+    rows = np.array([[0, 0], [1, 0], [0, 1], [1, 1]], np.float32)
+    sensitive = learned.probabilities(rows, p)[:, 1]
+    assert (sensitive[:3] < 0.05).all() and sensitive[3] > 0.95
+
+
+def test_a_hidden_layer_clips_its_standardised_inputs():
+    p = _two_feature_params(hidden_weights=np.array([[1.0], [0.0]], np.float32),
+                            hidden_bias=np.array([0.0], np.float32),
+                            weights=np.array([[0.0, 1.0]], np.float32), bias=np.array([0.0, 0.0], np.float32))
+    far, clipped = learned.probabilities(np.array([[1000.0, 0], [learned.HIDDEN_INPUT_CLIP, 0]], np.float32), p)
+    assert np.allclose(far, clipped)
 
 
 # --- the real judge -----------------------------------------------------------------------
