@@ -12,7 +12,9 @@ fiction, staff voices, typed facts, parents and other countries, hard benign), 1
 messages joined from two of them (an ordinary request, then a sentence that decides the
 label), and the red line's own tables in tests/core/ (redline_table, redline_probe,
 redline_samples; their kind is what the rules say, as the rules were written for them).
-The judge reads a sentence's model vector and its hashed n-grams (core/redline/learned.py).
+The judge reads a sentence's model vector and its hashed n-grams (core/redline/learned.py);
+with --hidden N it is a network with one hidden layer of N ReLU units (shipped: --hidden 64
+--epochs 8 --fold-splits 3 --max-benign 0.015), else a logistic model.
 
 Printed, side by side:
 - a leave-one-file-out estimate for each training file (fit on the others, judge this
@@ -313,6 +315,7 @@ def main():
     parser.add_argument("--hidden-l2", type=float, default=3.0, help="L2 of a hidden layer's weights")
     parser.add_argument("--fold-splits", type=int, default=1,
                         help="k-fold splits whose judgements are averaged to choose the thresholds")
+    parser.add_argument("--out", type=Path, help="with --write: where to save (default: the shipped model file)")
     args = parser.parse_args()
 
     def fit_model(X, y, n_classes):
@@ -432,11 +435,12 @@ def main():
     if args.write:
         mean, scale, W, b, W1, b1 = final
         hidden = {} if W1 is None else {"hidden_weights": W1.astype(np.float32), "hidden_bias": b1.astype(np.float32)}
-        np.savez_compressed(MODEL_FILE, classes=np.array(classes), mean=mean.astype(np.float32),
+        out = args.out or MODEL_FILE
+        np.savez_compressed(out, classes=np.array(classes), mean=mean.astype(np.float32),
                             scale=scale.astype(np.float32), weights=W.astype(np.float32),
                             bias=b.astype(np.float32), high=np.float32(high), low=np.float32(low),
                             clause_high=np.float32(clause_high), clause_low=np.float32(clause_low), **hidden)
-        print(f"\nwrote {MODEL_FILE.relative_to(ROOT)} ({MODEL_FILE.stat().st_size:,} bytes)")
+        print(f"\nwrote {out} ({out.stat().st_size:,} bytes)")
 
 
 if __name__ == "__main__":
