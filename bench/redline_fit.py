@@ -277,15 +277,16 @@ def _in_disguise(text: str, kinds: tuple[str, ...]) -> bool:
     return written_in_disguise(text, kinds)
 
 
-def combine(p, pc, rule_kinds, texts, high, low, clause_high, clause_low):
-    """screen()'s decision (core.redline.decide) for each text."""
+def combine(p, pc, verdicts, texts, high, low, clause_high, clause_low):
+    """screen()'s decision (core.redline.decide) for each text, from the judge's
+    probabilities and the rules' verdict (core.redline.check)."""
     from core.redline import decide
     from core.redline.learned import Judgement, Params
 
     limits = Params((), None, None, None, None, high, low, clause_high, clause_low)
-    return np.array([bool(decide(kinds, Judgement(float(a), "score", float(b)), chars=len(text), limits=limits,
-                                 disguised=_in_disguise(text, tuple(kinds))))
-                     for a, b, kinds, text in zip(p, pc, rule_kinds, texts, strict=True)])
+    return np.array([bool(decide(v.kinds, Judgement(float(a), "score", float(b)), chars=len(text), limits=limits,
+                                 disguised=_in_disguise(text, v.kinds), in_records=v.in_records))
+                     for a, b, v, text in zip(p, pc, verdicts, texts, strict=True)])
 
 
 def rates(refused, sensitive):
@@ -337,7 +338,7 @@ def main():
     def arrays(rows):
         texts = [row["text"] for row in rows]
         y = np.array([classes.index(row["kind"]) if row["sensitive"] else 0 for row in rows])
-        return texts, feature_rows(texts), y, [redline.check(text).kinds for text in texts]
+        return texts, feature_rows(texts), y, [redline.check(text) for text in texts]
 
     data = {name: arrays(rows) for name, rows in train.items()}
     # Leave one file out: out-of-fold judgements for every training file.
@@ -407,7 +408,7 @@ def main():
         print(f"\nleave-one-file-out          rules alone: {header}  ||  rules + judge (screen)")
     for name in out_of_fold:
         sensitive = data[name][2] > 0
-        rules = np.array([bool(k) for k in data[name][3]])
+        rules = np.array([bool(v) for v in data[name][3]])
         both = combine(*out_of_fold[name], data[name][3], data[name][0], high, low, clause_high, clause_low)
         print(f"  {name:28s} {fmt(*rates(rules, sensitive), sensitive)}  ||  {fmt(*rates(both, sensitive), sensitive)}")
 
@@ -416,11 +417,11 @@ def main():
     print(f"\nheld out (never fitted on, never used to choose)   rules alone: {header}  ||  rules + judge (screen)")
     sentence_rounds = []
     for name, rows in heldout.items():
-        texts, X, y, kinds = arrays(rows)
+        texts, X, y, verdicts = arrays(rows)
         sensitive = y > 0
         p, pc = p_sensitive(X, final, classes), clause_p(texts, final, classes)
-        rules = np.array([bool(k) for k in kinds])
-        both = combine(p, pc, kinds, texts, high, low, clause_high, clause_low)
+        rules = np.array([bool(v) for v in verdicts])
+        both = combine(p, pc, verdicts, texts, high, low, clause_high, clause_low)
         print(f"  {name:28s} {fmt(*rates(rules, sensitive), sensitive)}  ||  {fmt(*rates(both, sensitive), sensitive)}")
         if name.endswith("_sentences"):
             sentence_rounds.append((rules, both, sensitive))

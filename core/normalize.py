@@ -202,9 +202,11 @@ def _cn_number(match: re.Match) -> str:
 _EN_UNITS = {"zero": 0, "oh": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
              "eight": 8, "nine": 9}
 _EN_TEENS = {"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-             "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
-_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-            "eighty": 80, "ninety": 90}
+             "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+             # the misspellings people type (and disguise with)
+             "ninteen": 19, "fiveteen": 15, "eightteen": 18}
+_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+            "eighty": 80, "ninety": 90, "fourty": 40, "ninty": 90, "tweny": 20}
 _EN_TENS_RE = re.compile(r"\b(" + "|".join(_EN_TENS) + r")(?:[\s\-]+(" + "|".join(k for k in _EN_UNITS if k != "oh")
                          + r"))?\b")
 _EN_TEENS_RE = re.compile(r"\b(" + "|".join(_EN_TEENS) + r")\b")

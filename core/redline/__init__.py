@@ -39,6 +39,7 @@ for a stored fact before each injection.
 """
 
 import functools
+import json
 import re
 import unicodedata
 from collections.abc import Callable
@@ -73,6 +74,9 @@ class Verdict:
     """What the filter found: the kinds of sensitive data, in KINDS order."""
 
     kinds: tuple[str, ...] = ()
+    #: the kinds found in a table or a record of a person (table_view, record_view): a
+    #: column or a key said what the value is, which no sentence model reads better
+    in_records: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -273,7 +277,7 @@ _TABLE_RULE_LINE = re.compile(r"[\s|:\-+=]*-[\s|:\-+=]*")  # |---|:--:|
 
 # A column or key that holds people: 姓名, student, pupil_name, first name; not a thing's
 # name (task name, unit_name, school name: "name" after another word that is not a person's)
-_PERSON_COLUMN = re.compile(r"姓名|名字|学生|同学|家长|教师|老师|(?<![a-z])(?:student|pupil|learner|child|parent|teacher)s?"
+_PERSON_COLUMN = re.compile(r"姓名|名字|学生|同学|家长|教师|老师|(?<![a-z])(?:student|stu|pupil|learner|child|kid|parent|teacher)s?"
                             r"(?![a-z])|(?<![a-z])(?<![a-z][ _])(?:(?:first|last|full|given|family|sur)[ _]?)?names?"
                             r"(?![a-z])")
 
@@ -360,6 +364,23 @@ def _column_name(name: str) -> str:
     return " ".join(initials.get(part, part) if part.isascii() else part for part in parts)
 
 
+def _json_fields(text: str) -> bool:
+    """Whether `text` is a JSON object or a list of them (its keys are a record's even when
+    no word is joined in them: {"name": "何沐阳", "rank": "41/45"})."""
+    stripped = text.strip()
+    if not stripped[:1] in ("{", "[") or len(stripped) > _MAX_RECORD_CHARS:
+        return False
+    try:
+        value = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) or (isinstance(value, list) and any(isinstance(item, dict) for item in value))
+
+
+#: longer JSON is a document: its values are read by the rules as text
+_MAX_RECORD_CHARS = 20_000
+
+
 def record_view(text: str) -> str:
     """The fields of an exported record of a person in `text` (a URL's query, JSON, YAML or
     key=value lines where words are joined in keys: semester_grade, young_carer, apScore) as
@@ -370,7 +391,7 @@ def record_view(text: str) -> str:
     pairs = []
     if "=" in text and ("?" in text or "&" in text):
         pairs += [(_column_name(unquote_plus(key)), unquote_plus(value)) for key, value in _URL_QUERY.findall(text)]
-    if _JOINED_KEY.search(text):
+    if _JOINED_KEY.search(text) or _json_fields(text):
         pairs += [(_column_name(key), value.strip()) for key, value in _RECORD_PAIR.findall(text)
                   if not value.startswith("//")]  # https://…
     if not any(_PERSON_COLUMN.search(key) for key, _value in pairs):
@@ -387,11 +408,14 @@ def _check(text: str) -> Verdict:
     record = record_view(text)
     if record:
         views.append((record, normalize(record)))
-    found = set()
+    found, in_records = set(), set()
     for rule in RULES:
-        if rule.kind not in found and any(rule.find(view, view_plain) for view, view_plain in views):
+        if rule.kind not in found and rule.find(text, plain):
             found.add(rule.kind)
-    return Verdict(tuple(kind for kind in KINDS if kind in found))
+        if rule.kind not in in_records and any(rule.find(view, view_plain) for view, view_plain in views[1:]):
+            in_records.add(rule.kind)
+    found |= in_records
+    return Verdict(tuple(kind for kind in KINDS if kind in found), tuple(kind for kind in KINDS if kind in in_records))
 
 
 NUMBER_KINDS = frozenset({"id_number", "phone", "bank_card"})
@@ -424,29 +448,40 @@ def screen(text: str) -> Verdict:
     if judged is None:
         return verdict
     return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=learned.params(),
-                          disguised=written_in_disguise(text, verdict.kinds)))
+                          disguised=written_in_disguise(text, verdict.kinds), in_records=verdict.in_records),
+                   verdict.in_records)
 
 
 def written_in_disguise(text: str, rule_kinds: tuple[str, ...]) -> bool:
     """Whether what the rules found in `text` is written to slip past them: the text is
     disguised (core.normalize.disguised), or a term of a kind they found is there only in
-    pinyin or misspelled (他是liushouertong, 小王有哮踹), which the judge, fitted on
-    sentences as people write them, reads poorly."""
+    pinyin or misspelled (他是liushouertong, 小王有哮踹), or said by a euphemism
+    (EUPHEMISM_RULES: 🤰 五个月了, 是“星星的孩子”), which the judge, fitted on sentences
+    as people write them, reads poorly."""
     if not rule_kinds:
         return False
     if disguised(text):
         return True
     plain = _plain(text)
+    if any(rule.kind in rule_kinds and rule.find(text, plain) for rule in _EUPHEMISMS):
+        return True
     return bool(set(rule_kinds) & (_fuzzy_terms_in(plain) - _terms_in(text, plain)))
 
 
+#: rules that find what people say instead of a word: what they find stands (written_in_disguise)
+EUPHEMISM_RULES = ("health_euphemism",)
+_EUPHEMISMS = tuple(rule for rule in RULES if rule.name in EUPHEMISM_RULES)
+
+
 def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int,
-           limits: learned.Params, disguised: bool = False) -> tuple[str, ...]:
+           limits: learned.Params, disguised: bool = False, in_records: tuple[str, ...] = ()) -> tuple[str, ...]:
     """`screen()`'s decision from what the rules found in a text of `chars` characters and
     what the judge made of it (bench/redline_fit.py chooses the limits with this function).
     On a `disguised` text (`written_in_disguise`: invisible characters, other scripts'
-    digits, look-alike letters, A.D.H.D …) what the rules find stands."""
-    kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS}
+    digits, look-alike letters, A.D.H.D …) what the rules find stands, and so does what
+    they find in a table or a record of a person (`in_records`: the judge is fitted on
+    sentences, and a column's name says what its value is)."""
+    kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS} | set(in_records)
     if (judged.sensitive > limits.low or judged.clause > limits.clause_low or chars < _RULES_STAND_BELOW_CHARS
             or disguised):
         kinds.update(rule_kinds)

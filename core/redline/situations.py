@@ -7,6 +7,9 @@ rule of the table in core.redline with its own examples, like core/redline/score
 _BODY_EN = (r"arm|leg|wrist|ankle|knee|foot|feet|hand|finger|thumb|collarbone|back|neck|shoulder|nose|toe|hip|elbow|"
             r"jaw|rib|skull|tooth|teeth")
 
+#: a number of months or weeks (三个月, 5 个多月, 20 周), as a pregnancy is counted
+_MONTHS = r"\s*[\d一二两三四五六七八九十]+\s*(?:个\s*多?\s*月|周)"
+
 HEALTH_RULES = {
     # 视力只有 4.3, 左眼视力 0.6, 视力下降, 左耳听力受损, 体检报告显示…, 心脏有杂音
     "health_measure_or_finding": (
@@ -31,6 +34,24 @@ HEALTH_RULES = {
          "方圆有强迫倾向", "井然上周住了三天院", "管虎最近经常哭", "易烊有轻度听力损失", "贝贝在家摔了一跤，头上缝了针"],
         ["准备体检通知，提醒家长带孩子空腹", "实验课注意安全，不要烫伤", "英语听力只拿了 12 分", "视力表怎么挂",
          "录音里有杂音", "夏天天气炎热", "对症下药", "他心疼妈妈", "得了一等奖", "病症状的描述"],
+    ),
+    # a pregnancy said without the word: 怀上了, 孕 12 周, 产检
+    "health_pregnancy": (
+        rf"怀上了|怀了(?:二胎|三胎|孩子|宝宝|{_MONTHS})|有喜了|显怀|孕吐|产检|孕{_MONTHS}|孕(?:早|中|晚)期",
+        ["小周老师怀上了", "她孕 20 周了", "王老师这周要去产检", "陈老师最近孕吐厉害"],
+        ["讲讲怀孕的生物学知识点", "怀了一颗感恩的心", "孕育了新的希望"],
+    ),
+    # What people say instead of the word (EUPHEMISM_RULES: the rules' verdict stands, as the
+    # judge reads these as ordinary words): the pregnancy emoji, 有了（三个月）, autism's
+    # 星星的孩子 said of someone, a psychiatric hospital by its address or its name
+    "health_euphemism": (
+        r"[\U0001F930\U0001FAC3\U0001FAC4]|"
+        rf"有了(?:[\"'”’」』]\s*[，,、]?|[，,、])\s*(?:已经|都|快|才)?{_MONTHS}|"
+        r"(?:是|成了|属于)\s*[\"'“‘「『]?(?:来自)?星星的孩子|"
+        r"宛平南路\s*600|(?:北京)?安定医院|回龙观医院|北医六院|(?:广州)?芳村(?:精神病?)?医院|惠爱医院",
+        ["刘老师“有了”，三个月，先别在组里说", "朱老师 🤰 五个月了", "她有了，已经两个月", "蒋一诺是“星星的孩子”",
+         "孔令仪被送去了宛平南路600号", "他爸爸在回龙观医院住了半年"],
+        ["我们有了三个月的准备时间", "这个项目有了新进展", "关爱星星的孩子主题班会", "宛平南路上的银杏很好看"],
     ),
     # broke his arm, sprained her ankle, in hospital, off sick
     "health_injury_en": (

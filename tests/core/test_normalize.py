@@ -55,6 +55,7 @@ FOLDED = [
     ("pinyin digit words", "dianhua yao san ba, yi er san si wu liu qi ba", "dianhua 13812345678"),
     ("pinyin digits with an identity number's x", "sfz ling yi er san si wu liu qi ba jiu x", "sfz 0123456789x"),
     ("English tens", "scored ninety-two", "scored 92"),
+    ("number words misspelled", "ninty-two, fourty, ninteen percent", "92, 40, 19 percent"),
     ("English teens", "got fifteen", "got 15"),
     ("spelled letters", "A.D.H.D.", "adhd"),
     ("spelled letters with spaces", "A D H D", "adhd"),

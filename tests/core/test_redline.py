@@ -160,6 +160,16 @@ def test_pinyin_initials_of_a_column_are_read_from_the_subject_and_record_words(
     assert redline.record_view("?xm=%E7%8E%8B%E7%A3%8A&sx=38&njpm=412") == "姓名: 王磊\n数学: 38\n年级排名: 412"
 
 
+def test_a_json_object_is_a_record_even_when_no_word_is_joined_in_its_keys():
+    assert redline.record_view('{"name": "何沐阳", "rank": "41/45"}') == "name: 何沐阳\nrank: 41/45"
+    assert redline.record_view('[{"student": "Ava Lee", "grade": "D"}]') == "student: Ava Lee\ngrade: D"
+    assert redline.check('{"name": "何沐阳", "rank": "41/45"}').kind == "score"
+    # a record of no one, and JSON that is not a record
+    assert redline.record_view('{"unit": "binary trees", "rank": "3"}') == ""
+    assert redline.record_view('["rank", 41, 45]') == ""
+    assert redline.record_view("{not json: rank 41}") == ""
+
+
 @pytest.mark.timeout(15)  # a hang guard, not a speed figure: the quadratic pattern took 20-40 s on these
 @pytest.mark.parametrize("text", ["=" + "?" * 100_000, "=?a" * 50_000, "a=b " + "为什么?" * 12_500])
 def test_record_view_reads_a_long_run_of_question_marks_without_backtracking(text):

@@ -80,6 +80,26 @@ def test_a_term_found_only_in_pinyin_misspelled_or_disguised_is_written_in_disgu
     assert redline.written_in_disguise(text, kinds)
 
 
+@pytest.mark.parametrize(("text", "kinds"), [
+    ("语文组刘老师“有了”，三个月，先别在组里说", ("health",)), ("朱老师 🤰 五个月了，下学期的课要调", ("health",)),
+    ("蒋一诺是“星星的孩子”，上课会突然离开座位", ("health",)), ("他上周被送去了宛平南路600号", ("health",)),
+])
+def test_a_euphemism_the_rules_know_is_written_in_disguise(text, kinds):
+    assert redline.check(text).kinds == kinds
+    assert redline.written_in_disguise(text, kinds)
+
+
+def test_what_the_rules_find_in_a_record_of_a_person_stands_whatever_the_judge_says():
+    assert decide(("score",), judged(0.0), chars=40, limits=LIMITS, in_records=("score",)) == ("score",)
+    # the rules' other words in the same text still need the judge
+    assert decide(("score", "health"), judged(0.0), chars=40, limits=LIMITS, in_records=("score",)) == ("score",)
+    verdict = redline.check('{"stu": "何沐阳", "yw_rank": "41/45"}')
+    assert verdict.kinds == verdict.in_records == ("score",)
+    assert redline.screen('{"stu": "何沐阳", "yw_rank": "41/45"}').kinds == ("score",)
+    # the same words in a sentence are not a record
+    assert redline.check("何沐阳语文排名41/45").in_records == ()
+
+
 @pytest.mark.parametrize("text", ["小周是留守儿童", "Maya has epilepsy", "张三数学不及格"])
 def test_a_term_written_as_people_write_it_is_not(text):
     kinds = redline.check(text).kinds
