@@ -101,7 +101,7 @@ def _fold_char(code: int):
         return None if char not in "\t\n\r" else char
     if char.isdecimal():
         return str(unicodedata.decimal(char))
-    if category == "No":  # ❶ ⓫ ① and the like (superscripts are already NFKC'd)
+    if category in ("No", "Nl"):  # ❶ ⓫ ① and the like (superscripts are already NFKC'd), 〡〢〣 (Suzhou)
         value = unicodedata.numeric(char, None)
         if value is not None and value == int(value) and 0 <= value <= 50:
             return str(int(value))
@@ -241,7 +241,11 @@ def _en_ordinal(match: re.Match) -> str:
 # "one three eight …": three or more digit words (or digit groups: "13 five 25") in a row are a
 # number read out digit by digit
 # ("oh" counts only inside such a run, and "double"/"triple" repeat the next digit).
-_EN_DIGIT_WORD = "(?:" + "|".join(_EN_UNITS) + r"|double\s+\w+|triple\s+\w+|\d+)"
+# digits spelled as they sound, read only inside such a run ("zeero sevin nien double wun")
+_EN_DIGIT_SOUNDS = {"zeero": 0, "ziro": 0, "wun": 1, "tree": 3, "thre": 3, "fower": 4, "fiv": 5, "fife": 5, "siks": 6,
+                    "sevin": 7, "sevn": 7, "ait": 8, "eigt": 8, "nien": 9, "nyne": 9, "niner": 9}
+_EN_DIGIT_WORDS = {**_EN_UNITS, **_EN_DIGIT_SOUNDS}
+_EN_DIGIT_WORD = "(?:" + "|".join(_EN_DIGIT_WORDS) + r"|double\s+\w+|triple\s+\w+|\d+)"
 _EN_DIGIT_RUN = re.compile(rf"\b{_EN_DIGIT_WORD}(?:[\s,\-]+{_EN_DIGIT_WORD}){{2,}}\b")
 _EN_WORD = re.compile(r"double\s+(\w+)|triple\s+(\w+)|\w+")
 
@@ -253,11 +257,11 @@ def _en_digit_run(match: re.Match) -> str:
     for word in _EN_WORD.finditer(match.group()):
         if word.group(1) or word.group(2):
             inner = word.group(1) or word.group(2)
-            digit = str(_EN_UNITS[inner]) if inner in _EN_UNITS else inner
+            digit = str(_EN_DIGIT_WORDS[inner]) if inner in _EN_DIGIT_WORDS else inner
             out.append(digit * (2 if word.group(1) else 3))
         else:
             w = word.group()
-            out.append(str(_EN_UNITS[w]) if w in _EN_UNITS else w)
+            out.append(str(_EN_DIGIT_WORDS[w]) if w in _EN_DIGIT_WORDS else w)
     return " ".join(out)
 
 

@@ -149,12 +149,23 @@ def _fuzzy_terms_in(plain: str) -> frozenset[str]:
     return frozenset(terms.fuzzy_term_kinds(plain, _terms()))
 
 
-def _regex_rule(pattern: str, *, unless: Callable[[str, str], bool] | None = None) -> Callable[[str, str], bool]:
+def _regex_rule(pattern: str, *, unless: Callable[[str, str], bool] | None = None,
+                original: bool = False) -> Callable[[str, str], bool]:
+    """A rule that finds `pattern` in the normalized text (and in the text as written, with
+    `original`: normalize() drops an emoji inside a word, 刘老师🤰四个月了)."""
     # ASCII: \b and \w mean English word edges, so "他GPA是2.8" has one before "gpa".
     compiled = re.compile(pattern, re.ASCII)
+
+    def found(text: str, plain: str) -> bool:
+        return compiled.search(plain) is not None or (original and compiled.search(text) is not None)
+
     if unless is None:
-        return lambda text, plain: compiled.search(plain) is not None
-    return lambda text, plain: compiled.search(plain) is not None and not unless(text, plain)
+        return found
+    return lambda text, plain: found(text, plain) and not unless(text, plain)
+
+
+#: rules that find what people say instead of a word: what they find stands (written_in_disguise)
+EUPHEMISM_RULES = ("health_euphemism",)
 
 
 _CLASS_STATISTIC = re.compile(scores.CLASS_STATISTIC)
@@ -200,7 +211,8 @@ RULES: tuple[Rule, ...] = (
           "Write a Luhn algorithm exercise using the made-up card number 4111 1111 1111 1111")),
     *(Rule(name, "score", _regex_rule(pattern, unless=_score_exemption(name)), tuple(pos), tuple(neg))
       for name, (pattern, pos, neg) in {**scores.SCORE_RULES_ZH, **scores.SCORE_RULES_EN}.items()),
-    *(Rule(name, kind, _regex_rule(pattern, unless=terms.lesson_request), tuple(pos), tuple(neg))
+    *(Rule(name, kind, _regex_rule(pattern, unless=terms.lesson_request, original=name in EUPHEMISM_RULES),
+           tuple(pos), tuple(neg))
       for kind, table in (("health", situations.HEALTH_RULES), ("family", situations.FAMILY_RULES))
       for name, (pattern, pos, neg) in table.items()),
     Rule("health_terms", "health", lambda text, plain: "health" in _terms_in(text, plain)
@@ -468,8 +480,6 @@ def written_in_disguise(text: str, rule_kinds: tuple[str, ...]) -> bool:
     return bool(set(rule_kinds) & (_fuzzy_terms_in(plain) - _terms_in(text, plain)))
 
 
-#: rules that find what people say instead of a word: what they find stands (written_in_disguise)
-EUPHEMISM_RULES = ("health_euphemism",)
 _EUPHEMISMS = tuple(rule for rule in RULES if rule.name in EUPHEMISM_RULES)
 
 

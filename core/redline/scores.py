@@ -148,6 +148,13 @@ SCORE_RULES_ZH = {
          "曹阳成绩在班上垫底", "曾琪在班里倒数", "田甜的数学成绩一直是班上最差的"],
         ["在年级中推广这个方法", "排在最后一节课", "如何帮助成绩落后的学生", "成绩最好的题型是选择题的讲法"],
     ),
+    # the slang of a failed or a zero mark: 物理吃了个鸭蛋, 三门亮红灯
+    "score_slang_zh": (
+        rf"(?:{SUBJECTS}|考试|期末|期中|月考|测验|单元测|这次|又)[^，,。.;；!！?？\n]{{0,8}}?(?:吃|考|拿|得|领)了?\s*"
+        rf"(?:个|一个|两个|俩|仨)?\s*(?:大)?鸭蛋|{NUM}\s*(?:门|科)\s*(?:都|全|同时)?\s*(?:亮|飘|挂)(?:了)?\s*(?:起了?)?\s*红灯",
+        ["李梓萱期末三门亮红灯", "物理直接吃了个鸭蛋", "他数学考了个大鸭蛋", "小宇这次两科挂红灯"],
+        ["端午节吃咸鸭蛋", "早餐吃了一个鸭蛋", "路口的红灯亮了", "考试前要吃好早餐"],
+    ),
     # 绩点3.5, 85/100, 3.7/4.0
     "score_gpa_fraction": (
         r"绩点\s*[:：是为]?\s*\d|(?<![\d/.])\d{1,3}(?:\.\d+)?\s*/\s*(?:100|120|150|750|4\.0|5\.0)(?![\d/.])",
@@ -217,8 +224,8 @@ SCORE_RULES_EN = {
     "score_grade_is": (
         r"\bgrades?\b[^.\n;]{0,25}?(?:was|were|is|:|=)\s*(?:\d{1,3}\b(?!\s*(?:minutes|students|pages))|"
         r"[a-f][+\-]?(?![a-z0-9]))|\bgrade\s+of\s+(?:\d{2,3}\b|[a-f][+\-]?(?![a-z0-9]))|\bmarks?\s*(?:of|was|were|:|=)"
-        r"\s*\d",
-        ["grade in maths: B+", "his grade was 71", "a grade of C-"],
+        r"\s*\d|\b(?:score|result)s?\s*[:=]\s*\d{1,3}\b(?!\s*(?:minutes|students|pages|questions|words))",
+        ["grade in maths: B+", "his grade was 71", "a grade of C-", "score=48", "result: 61"],
         ["grade 10 physics", "the grade is taught in two rooms"],
     ),
     "score_got_mark": (

@@ -56,6 +56,8 @@ FOLDED = [
     ("pinyin digits with an identity number's x", "sfz ling yi er san si wu liu qi ba jiu x", "sfz 0123456789x"),
     ("English tens", "scored ninety-two", "scored 92"),
     ("number words misspelled", "ninty-two, fourty, ninteen percent", "92, 40, 19 percent"),
+    ("digits spelled as they sound", "zeero sevin nien double wun", "0 7 9 11"),
+    ("Suzhou numerals", "〡〨〇〤〥〧〇〢〨〦〩", "18045702869"),
     ("English teens", "got fifteen", "got 15"),
     ("spelled letters", "A.D.H.D.", "adhd"),
     ("spelled letters with spaces", "A D H D", "adhd"),

@@ -82,6 +82,7 @@ def test_a_term_found_only_in_pinyin_misspelled_or_disguised_is_written_in_disgu
 
 @pytest.mark.parametrize(("text", "kinds"), [
     ("语文组刘老师“有了”，三个月，先别在组里说", ("health",)), ("朱老师 🤰 五个月了，下学期的课要调", ("health",)),
+    ("刘老师🤰四个月了，体育课要找人代", ("health",)),
     ("蒋一诺是“星星的孩子”，上课会突然离开座位", ("health",)), ("他上周被送去了宛平南路600号", ("health",)),
 ])
 def test_a_euphemism_the_rules_know_is_written_in_disguise(text, kinds):
