@@ -349,6 +349,12 @@ _SPACE_IN_HAN = re.compile(rf"(?<=[{_HAN}])\s+(?=[{_HAN}])")
 # (the separator any mark but the punctuation of a list or a sentence: 不※及※格, 抑@郁@症)
 _SPELLED_HAN = re.compile(rf"[{_HAN}](?:([^\w\s、，,；;。！？!?：:…（）()《》「」『』“”‘’\"'])[{_HAN}])(?:\1[{_HAN}])+"
                           rf"(?![{_HAN}])")
+# One character at a time with a filler character between: 邓啊子啊轩啊数啊学啊不啊及啊格
+# (five or more in a row, as no sentence repeats a character every other place that long)
+_FILLER_HAN = re.compile(rf"[{_HAN}]([{_HAN}])(?:[{_HAN}]\1){{4,}}")
+# A hint that the text is to be read backwards: （倒着读）名一后最班全, "(reversed) msitua"
+READ_BACKWARDS = re.compile(r"倒着(?:读|念|看)|倒过来(?:读|念|看)|反(?:着|过来)(?:读|念|看)|从后往前(?:读|念|看)|倒序|"
+                            r"\breversed?\b|\bbackwards?\b|\bread\s+(?:it\s+)?(?:in\s+)?reverse\b|\bright\s+to\s+left\b")
 # yi4yu4zheng4 -> yiyuzheng
 _TONE_NUMBERS = re.compile(r"(?<![a-z0-9])(?:[a-z]+[1-5]){2,}(?![a-z0-9])")
 # d1ab3tes -> diabetes: a digit between two letters is a letter in disguise
@@ -396,6 +402,7 @@ def _apart(text: str) -> str:
     text = _SYMBOL_IN_HAN.sub(_dropped_symbols, text)
     text = _RANK_ORDINAL_HOMOPHONE.sub("第", _RANK_GROUP_HOMOPHONE.sub("级", text))
     text = _SPACE_IN_HAN.sub("", text)
+    text = _FILLER_HAN.sub(lambda m: m.group()[::2], text)
     return _SPELLED_HAN.sub(lambda m: m.group()[::2], text)
 
 
@@ -537,7 +544,8 @@ def disguised(text: str) -> bool:
     combining characters, digits of another script or circled ones, a look-alike letter in a
     Latin word, a letter dressed as an emoji, HTML entities, letters spelled one by one
     (A.D.H.D, "E m m a"), leetspeak (d3pr3ss10n), pinyin with tone numbers or a rank in
-    homophones (年纪弟三). Ordinary text, traditional characters and full-width digits
+    homophones (年纪弟三), a filler character between every two (邓啊子啊轩啊数啊学), a hint to
+    read it backwards. Ordinary text, traditional characters and full-width digits
     included, is not."""
     if not text:
         return False
@@ -555,7 +563,8 @@ def disguised(text: str) -> bool:
     if any(_spelled_word(m.group()) for m in _SPELLED_LETTERS.finditer(lower)):
         return True
     return bool(_LEET_WORD.search(lower) or _PINYIN_TONES.search(lower)
-                or _RANK_GROUP_HOMOPHONE.search(text) or _RANK_ORDINAL_HOMOPHONE.search(text))
+                or _RANK_GROUP_HOMOPHONE.search(text) or _RANK_ORDINAL_HOMOPHONE.search(text)
+                or _FILLER_HAN.search(text) or READ_BACKWARDS.search(to_simplified(lower)))
 
 
 def _spelled_word(run: str) -> bool:

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext_lazy as _
 
-from core.normalize import disguised, normalize
+from core.normalize import READ_BACKWARDS, disguised, normalize
 from core.redline import learned, scores, situations, terms
 from core.redline.numbers import id18_check_digit, is_bank_card, is_id_number, is_mobile, luhn_ok, number_kinds
 from core.redline.terms import TERMS_FILE
@@ -408,7 +408,21 @@ def record_view(text: str) -> str:
                   if not value.startswith("//")]  # https://…
     if not any(_PERSON_COLUMN.search(key) for key, _value in pairs):
         return ""  # a record of no one (a class's statistics, a page's settings)
-    return "\n".join(f"{key}: {value}" for key, value in pairs)
+    return "\n".join(f"{key}: {value}" for key, value in [*pairs, *_split_numbers(pairs)])
+
+
+def _split_numbers(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A number split over fields that follow each other (tel_a=139&tel_b=0517&tel_c=2846,
+    card p1..p4), joined again under the first one's key."""
+    out, run = [], []
+    for key, value in [*pairs, ("", "")]:
+        if re.fullmatch(r"\d{1,6}", value.strip()):
+            run.append((key, value.strip()))
+            continue
+        if len(run) > 1 and sum(len(v) for _k, v in run) >= 9:
+            out.append((run[0][0], "".join(v for _k, v in run)))
+        run = []
+    return out
 
 
 def _check(text: str) -> Verdict:
@@ -420,6 +434,8 @@ def _check(text: str) -> Verdict:
     record = record_view(text)
     if record:
         views.append((record, normalize(record)))
+    if READ_BACKWARDS.search(plain):  # （倒着读）名一后最班全
+        views.append((text[::-1], normalize(text[::-1])))
     found, in_records = set(), set()
     for rule in RULES:
         if rule.kind not in found and rule.find(text, plain):

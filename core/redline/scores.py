@@ -392,15 +392,20 @@ SCORE_RULES_EN = {
         # a result after a colon or a dash: biology practical: FAIL, end-of-year exam - ungraded
         rf"\b(?:exam|test|mock|quiz|practical|coursework|assessment|paper|resit|retake|final|midterm|end[\s\-]of[\s\-]"
         rf"(?:year|term)|{_EN_SUBJECTS})s?\b[^.;:\n]{{0,20}}?\s*[:=\-–—]\s*['\"]?(?:fail(?:ed)?|ungraded|not\s+passed)\b"
-        r"(?=\s*(?:$|[^\w\s<=]|(?:and|in|on|again|this|last|twice|so|but)\b))",
+        r"(?=\s*(?:$|[^\w\s<=]|(?:and|in|on|again|this|last|twice|so|but)\b))|"
+        # NCEA (New Zealand): Not Achieved (N.A., "na" once normalized) on a standard, credits short
+        r"\b(?:not\s+achieved|na)\b(?=[^.\n]{0,40}\b(?:internal|external|standard|credits?|assessment|ncea)\b)|"
+        r"\b\d+\s+credits?\s+short\b|\b\d+\s*/\s*\d+\s+credits\b",
         ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit",
          "Daniel flunked geography", "Lucy barely passed maths", "Amy passed the retake", "Kevin has to resit the exam",
          "Chloe didn't pass her French oral", "the only student to fail the algebra test",
          "Ms Harper failed her observed lesson", "our trainee didn't pass her QTS observation",
-         "Tom Reed, chemistry mock: FAIL", "Amy Li - history coursework - ungraded"],
+         "Tom Reed, chemistry mock: FAIL", "Amy Li - history coursework - ungraded",
+         "Aroha got N.A. on the L1 English internal", "she's 6 credits short of the year"],
         ["the program passed the unit test", "passes the ball", "The cursor may never pass an unfinished run",
          "made to fail the test if anything calls it", "what happens if a candidate fails the interview?",
-         "Grade boundaries for the practical: fail below 40%", "unit test: failed assertions are listed first"],
+         "Grade boundaries for the practical: fail below 40%", "unit test: failed assertions are listed first",
+         "the lesson objective was not achieved by most groups", "each standard is worth 4 credits"],
     ),
 }
 

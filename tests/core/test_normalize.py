@@ -58,6 +58,7 @@ FOLDED = [
     ("number words misspelled", "ninty-two, fourty, ninteen percent", "92, 40, 19 percent"),
     ("digits spelled as they sound", "zeero sevin nien double wun", "0 7 9 11"),
     ("Suzhou numerals", "〡〨〇〤〥〧〇〢〨〦〩", "18045702869"),
+    ("a filler character between every two", "邓啊子啊轩啊数啊学啊不啊及啊格", "邓子轩数学不及格"),
     ("English teens", "got fifteen", "got 15"),
     ("spelled letters", "A.D.H.D.", "adhd"),
     ("spelled letters with spaces", "A D H D", "adhd"),

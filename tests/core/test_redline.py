@@ -5,7 +5,7 @@ to see the rates."""
 import pytest
 
 from core import redline
-from core.normalize import normalize
+from core.normalize import disguised, normalize
 from tests.core.redline_samples import BENIGN, SENSITIVE, generated_id_numbers
 from tests.core import redline_probe, redline_table
 
@@ -168,6 +168,19 @@ def test_a_json_object_is_a_record_even_when_no_word_is_joined_in_its_keys():
     assert redline.record_view('{"unit": "binary trees", "rank": "3"}') == ""
     assert redline.record_view('["rank", 41, 45]') == ""
     assert redline.record_view("{not json: rank 41}") == ""
+
+
+def test_a_number_split_over_the_fields_of_a_record_is_joined_again():
+    assert redline.check("?stu=韦浩宇&rel=父亲&tel_a=139&tel_b=0517&tel_c=2846").kinds == ("phone",)
+    # short numbers side by side that make no long one are left alone
+    assert redline.record_view("?student=Ava&maths=38&english=41") == "student: Ava\nmaths: 38\nenglish: 41"
+
+
+def test_a_text_to_be_read_backwards_is_also_read_backwards():
+    assert redline.check("（倒着讀）名一後最班全，分十二學數，婷雨蘇").kinds == ("score",)
+    assert redline.check("(reversed) sisongaid msitua na tog ylniF nehpetS").kinds == ("health",)
+    assert redline.check("名一後最班全，分十二學數，婷雨蘇").ok  # no hint: not read backwards
+    assert disguised("(reversed) sisongaid msitua")
 
 
 @pytest.mark.timeout(15)  # a hang guard, not a speed figure: the quadratic pattern took 20-40 s on these
