@@ -457,7 +457,9 @@ def screen(text: str) -> Verdict:
     the rules and the learned judge (core/redline/learned.py) together.
 
     - A number the rules find (an identity number, a phone, a card) is refused, always:
-      those rules check the value itself.
+      those rules check the value itself. So is what they find in a table or a record of a
+      person (a column's name says what its value is), in a text written in disguise, or
+      said by a euphemism they know (written_in_disguise).
     - A score, health or family verdict of the rules' words stands when the judge gives
       the sentence at least a small probability of being about a person (`low`), or one of
       its clauses a larger one (`clause_low`: 潘老师查出乳腺癌 inside a request about
