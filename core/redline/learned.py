@@ -152,27 +152,10 @@ def names_person(text: str) -> bool:
     return bool(re.search(r"[一-龥]", plain)) and _names_in_han(plain)
 
 
-# How a teacher frames a note to keep ("记住：", "备注：", "Remember that", "FYI"): it says
-# nothing of what the note holds, and a judge that sees it learns that notes are sensitive
-# (fitted with it, the judge gave 0.95 to "备注：崔浩然做事很细心" and to a pupil's football
-# training). The judge reads a text without it.
-_FRAMING = re.compile(
-    r"^\s*(?:(?:请|帮我|你)?(?:记住|记一下|记下|记好)|备注|注意|别忘了|提醒(?:一下)?|补充(?:一下|一点)?|顺便说一下|"
-    r"(?:please\s+)?(?:remember|note|keep\s+in\s+mind|bear\s+in\s+mind)(?:\s+that)?|fyi|reminder|n\.?b\.?|"
-    r"for\s+(?:the\s+)?record|just\s+so\s+you\s+know|heads\s+up)\s*(?:[:：,，;；\-—]+\s*|\s+(?=\S))",
-    re.IGNORECASE)
-
-
-def unframed(text: str) -> str:
-    """`text` without the words that frame it as a note to keep (记住：… → …)."""
-    return _FRAMING.sub("", text, count=1) or text
-
-
 def judged_text(text: str) -> str:
     """What the model embeds: the normalize()d text, as the rules match it, so that a value
-    spelled "E m m a  g o t  a n  F" or in another script reads as what it says, without
-    the words that frame it as a note (`unframed`)."""
-    return normalize(unframed(text))
+    spelled "E m m a  g o t  a n  F" or in another script reads as what it says."""
+    return normalize(text)
 
 
 #: the length of `features()`: the vector, the n-grams, the person flag, the vector again
@@ -183,7 +166,6 @@ def features(vector: np.ndarray, text: str) -> np.ndarray:
     """The judge's input: the model's query vector of `text`, its n-grams, whether it names
     a person, and the vector again where it does (0 elsewhere)."""
     vector = np.asarray(vector, dtype=np.float32).reshape(-1)
-    text = unframed(text)
     person = np.float32(names_person(text))
     return np.concatenate([vector, ngrams(text), [person], person * vector])
 

@@ -13,7 +13,6 @@ import pytest
 from django.test import override_settings
 
 from core import embedding, redline
-from core.normalize import normalize
 from core.redline import KINDS, decide, learned
 from core.redline.learned import Judgement, Params
 from corememory.models import CoreFact
@@ -267,16 +266,3 @@ def test_weights_fitted_for_other_features_leave_the_rules_alone(monkeypatch, ca
 def test_warm_up_loads_the_tagger_before_the_first_fact():
     learned.warm_up()
     assert learned._jieba_posseg is not None
-
-
-@pytest.mark.parametrize(("text", "unframed"), [
-    ("记住：武晨是二年级三班的", "武晨是二年级三班的"), ("备注：崔浩然做事很细心", "崔浩然做事很细心"),
-    ("提醒一下，小王周五请假", "小王周五请假"), ("FYI, Riley has football on Mondays", "Riley has football on Mondays"),
-    ("Remember that Kai wants to join coding club", "Kai wants to join coding club"), ("Note: Mia is in 7B", "Mia is in 7B"),
-    # words that only begin like a frame
-    ("注意力不集中怎么办", "注意力不集中怎么办"), ("Notebook check on Friday", "Notebook check on Friday"),
-    ("记住这个公式", "记住这个公式"),
-])
-def test_the_judge_reads_a_note_without_the_words_that_frame_it(text, unframed):
-    assert learned.unframed(text) == unframed
-    assert learned.judged_text(text) == normalize(unframed)
