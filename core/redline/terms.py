@@ -357,6 +357,8 @@ def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
                     continue
                 if window[i] in _FUNCTION_CHARS or (i == 0 and window[0] in _SURNAMES):
                     continue  # 贫困与 is not 贫困户, 李明 is a name, not 失明
+                if start > 0 and run[start - 1] in _NAME_BEFORE_TYPO:
+                    continue  # after a surname, a given name: 褚家豪 is not 家暴, 严可儿 not 孤儿
                 if _dictionary().get(window, 0) > 0 or any(w in plain for w in term.unless) \
                         or _part_of_other_words(run, start, len(original)):
                     continue
@@ -397,6 +399,10 @@ _LESSON_OR_TOPIC = re.compile(
     r"^\s*(?:how|what|why|when|which|any|ideas|tips|ways)\b")
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜"
              "崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
+#: a surname before a typo's window makes the window a given name (褚家豪, 严可儿); more
+#: surnames than _SURNAMES, several of which are common words before 的/有 (全, 关, 安)
+_NAME_BEFORE_TYPO = frozenset(_SURNAMES + "褚俞庞樊殷施洪翟颜倪牛温季葛伍柴岳申骆邢祝聂凌柯柏乔穆齐易喻饶艾邬阮祁苗耿"
+                                          "梅裴戚舒缪詹蓝卫欧鲁韦滕")
 _AFTER_NAME = "的|有|患|得|是|确诊|被|要|在|因|需|不能|最近|一直|经常|总是|前天|昨天|今天|上周|这周|上次|这两天|这几天|刚才"
 _PERSON = re.compile(
     rf"他|她|该生|此生|这(?:个|名|位)?(?:学生|同学|孩子)|我班|班上|班里|小(?![说学组时数节题结区船鸟狗猫])[\u4e00-\u9fff](?={_AFTER_NAME})|"

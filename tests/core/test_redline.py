@@ -107,6 +107,13 @@ def test_a_dictionary_word_is_not_read_as_a_typo_of_a_term():
         assert redline.check(word).ok, word
 
 
+def test_a_given_name_after_a_surname_is_not_read_as_a_typo_of_a_term():
+    # 家豪 sounds like 家暴 and 可儿 like 孤儿; after a surname they are somebody's name
+    assert redline.check("褚家豪的妈妈是家委会成员，运动会那天来帮忙发水。").ok
+    assert redline.check("严可儿和钱多多组队参加了科技创新大赛。").ok
+    assert redline.check("他常年遭受家爆").kind == "family"  # the typo itself is still read
+
+
 def test_pinyin_counts_only_when_it_is_typed_in_latin():
     assert redline.check("他有tangniaobing").kind == "health"
     assert redline.check("小船").ok  # xiaochuan, like 哮喘, but written in characters
