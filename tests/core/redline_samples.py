@@ -120,6 +120,9 @@ SENSITIVE: list[tuple[str, str]] = [
     ("他家是低保户", "family"),
     ("Mia's parents are divorced", "family"),
     ("He lives in foster care", "family"),
+    ("贺子涵申请了国家助学金，材料周五前交给年级组", "family"),
+    ("Bella gets the hardship bursary this year", "family"),
+    ("Noah is on free lunch, so the trip is paid for", "family"),
     # "notified", not a notice; a name followed by a day
     ("韩东前天在宿舍自伤，已通知家长", "health"),
     ("周敏昨天发烧住院了，我通知了她妈妈", "health"),
