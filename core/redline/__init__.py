@@ -225,7 +225,8 @@ RULES: tuple[Rule, ...] = (
          and not terms.lesson_request(text, plain),
          ("他有yiyuzheng", "小王有糖niao病", "has tangniaobing", "suffers from depresion", "王同学有哮踹"),
          ("划小船去春游", "结合课本讲解", "双向链表", "近似计算", "a change of plan", "meditation before class",
-          "秋季研学旅行", 'seed_school(slug="yizhong", name="第一中学")', "What's the weather like in spring?")),
+          "秋季研学旅行", 'seed_school(slug="yizhong", name="第一中学")', "What's the weather like in spring?",
+          "Tom's mum is a nurse at the local hospital")),
     Rule("family_terms", "family", lambda text, plain: "family" in _terms_in(text, plain)
          and not terms.lesson_request(text, plain),
          ("小王父母离异", "班上有三个留守兒童", "He lives in foster care"),
@@ -250,7 +251,8 @@ RULES: tuple[Rule, ...] = (
     Rule("family_pinyin_and_typos", "family", lambda text, plain: "family" in _fuzzy_terms_in(plain)
          and not terms.lesson_request(text, plain),
          ("她是danqin家庭", "他爸妈lihun了"),
-         ("单元练习", "下学期我改教高一（1）班", "第 12 名和第 13 名之间的分差")),
+         ("单元练习", "下学期我改教高一（1）班", "第 12 名和第 13 名之间的分差",
+          "One of the lights in Room 4 flickers; reported to maintenance")),
 )
 
 

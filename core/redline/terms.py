@@ -6,8 +6,9 @@ folded), and also when a term is written
   characters and its Latin words are read as pinyin syllables, and a term matches when
   its syllables appear with at least one of them typed in Latin (all-Chinese text is
   matched as characters, so 小船 is never read as 哮喘);
-- with one typo: a Latin term of 6 letters or more within one edit (depresion), or a
-  Chinese term with one character replaced by a sound-alike (哮踹) that is not itself a
+- with one typo: a Latin term of 6 letters or more within one edit (depresion) in a word
+  that is not itself an English word (reported is a word, not a typo of deported;
+  hospital is not a misspelled hospitalised), or a Chinese term with one character replaced by a sound-alike (哮踹) that is not itself a
   dictionary word (结合 is a word, not a typo of 结核).
 
 File format: see the header of the data file.
@@ -285,11 +286,23 @@ def _typo_index(terms: tuple[Term, ...]) -> dict[str, list[Term]]:
     return index
 
 
+@functools.lru_cache(maxsize=1)
+def english_words():
+    """English words as written (inflections included), from pyspellchecker's word list:
+    a word people use in corpora, where misspellings such as depresion or seperated are not
+    (the list keeps words seen at least 50 times). A term written exactly is found by
+    term_kinds, so a real word is never read as a typo of another."""
+    from spellchecker import SpellChecker
+
+    return SpellChecker(language="en").word_frequency.dictionary
+
+
 def _latin_typo_kinds(plain: str, terms: tuple[Term, ...]):
     index = _typo_index(terms)
     longest = max((len(key) for key in index), default=0) + 2
+    vocabulary = english_words()
     for word in set(_LATIN_WORD.findall(plain)):
-        if len(word) < _MIN_TYPO_LETTERS - 1:
+        if len(word) < _MIN_TYPO_LETTERS - 1 or word in vocabulary:
             continue
         whole = {word} if len(word) <= longest else set()
         for candidate in whole | {word[:n] for n in range(_MIN_TYPO_LETTERS - 1, min(len(word), longest))}:

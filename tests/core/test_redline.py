@@ -107,6 +107,15 @@ def test_a_dictionary_word_is_not_read_as_a_typo_of_a_term():
         assert redline.check(word).ok, word
 
 
+def test_an_english_word_is_not_read_as_a_typo_of_a_term():
+    # reported is one edit from deported, hospital a prefix of hospitalised: both are words
+    assert redline.check("suffers from depresion").kind == "health"
+    assert redline.check("his dad was deportd last year").kind == "family"
+    for text in ("The broken projector was reported to the office", "We visited the children's hospital",
+                 "PE is trialling a new fitness test; results are reported as class averages"):
+        assert not redline.rules_matching(text), text
+
+
 def test_a_given_name_after_a_surname_is_not_read_as_a_typo_of_a_term():
     # 家豪 sounds like 家暴 and 可儿 like 孤儿; after a surname they are somebody's name
     assert redline.check("褚家豪的妈妈是家委会成员，运动会那天来帮忙发水。").ok
