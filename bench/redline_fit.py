@@ -280,12 +280,13 @@ def _in_disguise(text: str, kinds: tuple[str, ...]) -> bool:
 def combine(p, pc, verdicts, texts, high, low, clause_high, clause_low):
     """screen()'s decision (core.redline.decide) for each text, from the judge's
     probabilities and the rules' verdict (core.redline.check)."""
-    from core.redline import decide
+    from core.redline import _plain, decide, word_problem
     from core.redline.learned import Judgement, Params
 
     limits = Params((), None, None, None, None, high, low, clause_high, clause_low)
     return np.array([bool(decide(v.kinds, Judgement(float(a), "score", float(b)), chars=len(text), limits=limits,
-                                 disguised=_in_disguise(text, v.kinds), in_records=v.in_records))
+                                 disguised=_in_disguise(text, v.kinds), in_records=v.in_records,
+                                 exercise=word_problem(text, _plain(text))))
                      for a, b, v, text in zip(p, pc, verdicts, texts, strict=True)])
 
 

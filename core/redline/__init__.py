@@ -125,6 +125,26 @@ _EXERCISE = re.compile(r"练习|习题|例题|出题|出一道|出几道|题目|
                        r"checksum|activity|quiz)\b", re.ASCII)
 
 
+# A word problem (例题：小丽语文考了90分，数学比语文少12分，数学考了多少分？; "Set a
+# question: Ali got 3/5 on Monday …, what fraction overall?") names its pupils and their
+# marks, all made up: a label says it is an exercise, and it asks for a computation. "Question:
+# Tom failed maths, what should I tell his parents?" is neither, and stays refused.
+_WORD_PROBLEM_LABEL = re.compile(
+    r"^\s*[【\[(（]?\s*(?:例题|例|练习题?|习题|应用题|思考题|数学题|题目|出一道(?:应用|数学)?题|编一道(?:应用|数学)?题)\s*\d*"
+    r"\s*[】\])）]?\s*[:：]|"
+    r"^\s*(?:example|exercise|word\s+problem|maths?\s+problem)\s*\d*\s*[:.]|"
+    r"^\s*(?:please\s+)?(?:set|write|make|create|give\s+me)\s+an?\s+(?:word\s+|maths?\s+)?(?:problem|question|exercise)\b")
+_WORD_PROBLEM_ASKS = re.compile(
+    r"求|多少|几分|几道|几个|平均|百分之几|几成|"
+    r"\b(?:how\s+many|how\s+much|what\s+(?:fraction|percentage|proportion)|what\s+(?:is|was|were)\s+(?:the|his|her|their)\s+"
+    r"(?:average|mean|total|median)|what\s+did\s+(?:he|she|they)\s+(?:score|get)|find|calculate|work\s+out)\b")
+
+
+def word_problem(text: str, plain: str) -> bool:
+    """Is `text` (normalized: `plain`) a word problem, whose pupils and marks are made up?"""
+    return bool(_WORD_PROBLEM_LABEL.search(plain) and _WORD_PROBLEM_ASKS.search(plain))
+
+
 def made_up_for_exercise(text: str, plain: str) -> bool:
     """Does `text` say that its number is invented for teaching material, naming nobody?"""
     return bool(_MADE_UP.search(plain) and _EXERCISE.search(plain)) and terms.names_nobody(text, plain)
@@ -176,16 +196,16 @@ _EXAM_RANK = re.compile(scores.EXAM_RANK, re.ASCII)
 _PAPER_LAYOUT = re.compile(scores.PAPER_LAYOUT)
 
 
-def _score_exemption(name: str) -> Callable[[str, str], bool] | None:
-    """A class's own statistic is nobody's score, nor is a paper's layout (各科满分：语文120);
-    a ranking in a question or a lesson that names nobody (年级前十名的名单要公布吗？请给出
-    建议) is nobody's place."""
+def _score_exemption(name: str) -> Callable[[str, str], bool]:
+    """A word problem's marks are nobody's (word_problem); a class's own statistic is
+    nobody's score, nor is a paper's layout (各科满分：语文120); a ranking in a question or a
+    lesson that names nobody (年级前十名的名单要公布吗？请给出建议) is nobody's place."""
     if name in scores.LAYOUT_RULES:
-        return lambda text, plain: bool(_PAPER_LAYOUT.search(plain))
+        return lambda text, plain: word_problem(text, plain) or bool(_PAPER_LAYOUT.search(plain))
     if name not in scores.RANK_RULES:
-        return None
-    return lambda text, plain: bool(_CLASS_STATISTIC.search(plain)
-                                    or (_NOT_ASSESSMENT_RANK.search(plain) and not _EXAM_RANK.search(plain))) \
+        return word_problem
+    return lambda text, plain: word_problem(text, plain) or bool(
+        _CLASS_STATISTIC.search(plain) or (_NOT_ASSESSMENT_RANK.search(plain) and not _EXAM_RANK.search(plain))) \
         or terms.lesson_request(text, plain)
 
 
@@ -480,7 +500,8 @@ def screen(text: str) -> Verdict:
     if judged is None:
         return verdict
     return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=learned.params(),
-                          disguised=written_in_disguise(text, verdict.kinds), in_records=verdict.in_records),
+                          disguised=written_in_disguise(text, verdict.kinds), in_records=verdict.in_records,
+                          exercise=word_problem(text, _plain(text))),
                    verdict.in_records)
 
 
@@ -504,18 +525,21 @@ _EUPHEMISMS = tuple(rule for rule in RULES if rule.name in EUPHEMISM_RULES)
 
 
 def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int,
-           limits: learned.Params, disguised: bool = False, in_records: tuple[str, ...] = ()) -> tuple[str, ...]:
+           limits: learned.Params, disguised: bool = False, in_records: tuple[str, ...] = (),
+           exercise: bool = False) -> tuple[str, ...]:
     """`screen()`'s decision from what the rules found in a text of `chars` characters and
     what the judge made of it (bench/redline_fit.py chooses the limits with this function).
     On a `disguised` text (`written_in_disguise`: invisible characters, other scripts'
     digits, look-alike letters, A.D.H.D …) what the rules find stands, and so does what
     they find in a table or a record of a person (`in_records`: the judge is fitted on
-    sentences, and a column's name says what its value is)."""
+    sentences, and a column's name says what its value is). In a word problem (`exercise`)
+    the judge alone does not find a score: its marks are made up."""
     kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS} | set(in_records)
     if (judged.sensitive > limits.low or judged.clause > limits.clause_low or chars < _RULES_STAND_BELOW_CHARS
             or disguised):
         kinds.update(rule_kinds)
-    if (judged.sensitive > limits.high or judged.clause > limits.clause_high) and not kinds:
+    if (judged.sensitive > limits.high or judged.clause > limits.clause_high) and not kinds \
+            and not (exercise and judged.kind == "score"):
         kinds.add(judged.kind)
     return tuple(kind for kind in KINDS if kind in kinds)
 

@@ -56,7 +56,7 @@ SCORE_RULES_ZH = {
         r"(?:考了|考得|考到|考出|只考|才考|得了|拿了|没考到|考试得|考试拿|测验得)\s*(?:\d{1,3}(?:\.\d+)?\s*"
         r"(?:[几多]\s*)?(?:分(?!钟)|(?![\s\u4e00-\u9fff\d]))|满分|零分|" + _CN1 + r"分(?!钟))",
         ["小明期中考了85分", "只考了59", "考了九十二", "拿了满分的是刘洋", "只考了四十几分"],
-        ["考了三个单元的内容", "得了一等奖"],
+        ["考了三个单元的内容", "得了一等奖", "例题：小红数学考了85分，语文考了92分，求她的平均分。"],
     ),
     # 考了全班最高分, 拿了个低分, 卷面分是60, 个人得分 45
     "score_high_low_mark": (
@@ -211,7 +211,8 @@ SCORE_RULES_EN = {
         r"(?<!\bis )(?<!\bare )(?<!\bbe )\bscor(?:ed|es|ing)\s+(?:(?:a|an|only|just|about|around|nearly|over|under|"
         r"below|above|exactly)\s+)*\d",
         ["Tom scored 85 on the midterm", "he scored ninety-two", "scores 61 in maths"],
-        ["the quiz is scored out of 20", "a well-scored essay"],
+        ["the quiz is scored out of 20", "a well-scored essay",
+         "Example: Lily scored 90 in English and 12 fewer in maths. What did she score in maths?"],
     ),
     "score_subject_mark": (
         rf"(?:\b(?:test|exam|quiz|{_EN_SUBJECTS}|final|midterm|sat|act)\s*{_EN_MARK}|\b(?:his|her|their)\s+(?:\w+\s+)?"

@@ -372,6 +372,8 @@ def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
                     continue  # 贫困与 is not 贫困户, 李明 is a name, not 失明
                 if start > 0 and run[start - 1] in _NAME_BEFORE_TYPO:
                     continue  # after a surname, a given name: 褚家豪 is not 家暴, 严可儿 not 孤儿
+                if len(original) == 2 and i == 1 and window[0] in _NAME_BEFORE_TYPO:
+                    continue  # a surname and a given name: 唐梓(轩) is not 唐氏, 艾力(江) not 艾滋
                 if _dictionary().get(window, 0) > 0 or any(w in plain for w in term.unless) \
                         or _part_of_other_words(run, start, len(original)):
                     continue
@@ -412,8 +414,9 @@ _LESSON_OR_TOPIC = re.compile(
     r"^\s*(?:how|what|why|when|which|any|ideas|tips|ways)\b")
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜"
              "崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤")
-#: a surname before a typo's window makes the window a given name (褚家豪, 严可儿): more
-#: surnames than _SURNAMES, which _PERSON reads before 的/有 and so keeps to the commonest
+#: a surname before a typo's window makes the window a given name (褚家豪, 严可儿), and so
+#: does one that starts a two-character window (唐梓轩 is not 唐氏): more surnames than
+#: _SURNAMES, which _PERSON reads before 的/有 and so keeps to the commonest
 _NAME_BEFORE_TYPO = frozenset(_SURNAMES + "褚俞庞樊殷施洪翟颜倪牛温季葛伍柴岳申骆邢祝聂凌柯柏乔穆齐易喻饶艾邬阮祁苗耿"
                                           "梅裴戚舒缪詹蓝卫欧鲁韦滕")
 _AFTER_NAME = "的|有|患|得|是|确诊|被|要|在|因|需|不能|最近|一直|经常|总是|前天|昨天|今天|上周|这周|上次|这两天|这几天|刚才"

@@ -107,6 +107,17 @@ def test_a_dictionary_word_is_not_read_as_a_typo_of_a_term():
         assert redline.check(word).ok, word
 
 
+def test_a_word_problem_s_marks_are_made_up():
+    for text in ("例题：小丽语文考了90分，数学比语文少12分，数学考了多少分？",
+                 "Set a question: Ali got 3/5 right on Monday and 4/5 on Tuesday — what fraction overall?",
+                 "Example: Lily scored 90 in English and 12 fewer in maths. What did she score in maths?"):
+        assert redline.screen(text).ok, text
+    # a label and a question, but nothing to compute: somebody's real mark
+    for text in ("例题：小丽语文考了90分，她妈妈很不满意", "Question: Tom scored 45 in maths, what should I tell his parents?",
+                 "李华数学考了59分，这次全班平均分是多少？"):
+        assert redline.screen(text).kind == "score", text
+
+
 def test_an_english_word_is_not_read_as_a_typo_of_a_term():
     # reported is one edit from deported, hospital a prefix of hospitalised: both are words
     assert redline.check("suffers from depresion").kind == "health"
@@ -121,6 +132,9 @@ def test_a_given_name_after_a_surname_is_not_read_as_a_typo_of_a_term():
     assert redline.check("褚家豪的妈妈是家委会成员，运动会那天来帮忙发水。").ok
     assert redline.check("严可儿和钱多多组队参加了科技创新大赛。").ok
     assert redline.check("他常年遭受家爆").kind == "family"  # the typo itself is still read
+    # a two-character term that starts with a surname, one character off, is a name
+    assert redline.check("唐梓轩今天在午托分享了他养的蚕宝宝。").ok
+    assert redline.check("艾力江是舞蹈队的队长。").ok
 
 
 def test_pinyin_counts_only_when_it_is_typed_in_latin():
