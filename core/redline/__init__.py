@@ -186,6 +186,10 @@ def _regex_rule(pattern: str, *, unless: Callable[[str, str], bool] | None = Non
 
 #: rules that find what people say instead of a word: what they find stands (written_in_disguise)
 EUPHEMISM_RULES = ("health_euphemism",)
+#: rules that find what the judge was never fitted on (a family's faith or origin, which no
+#: round before issue 9's eighth session held): what they find stands too, until a refit
+#: learns it
+UNJUDGED_RULES = ("family_faith_or_origin",)
 
 
 _CLASS_STATISTIC = re.compile(scores.CLASS_STATISTIC)
@@ -510,18 +514,19 @@ def written_in_disguise(text: str, rule_kinds: tuple[str, ...]) -> bool:
     disguised (core.normalize.disguised), or a term of a kind they found is there only in
     pinyin or misspelled (他是liushouertong, 小王有哮踹), or said by a euphemism
     (EUPHEMISM_RULES: 🤰 五个月了, 是“星星的孩子”), which the judge, fitted on sentences
-    as people write them, reads poorly."""
+    as people write them, reads poorly; or what they found is what the judge was never
+    fitted on (UNJUDGED_RULES: 林子涵家是回族, "Rohan's family are Sikh")."""
     if not rule_kinds:
         return False
     if disguised(text):
         return True
     plain = _plain(text)
-    if any(rule.kind in rule_kinds and rule.find(text, plain) for rule in _EUPHEMISMS):
+    if any(rule.kind in rule_kinds and rule.find(text, plain) for rule in _STANDING):
         return True
     return bool(set(rule_kinds) & (_fuzzy_terms_in(plain) - _terms_in(text, plain)))
 
 
-_EUPHEMISMS = tuple(rule for rule in RULES if rule.name in EUPHEMISM_RULES)
+_STANDING = tuple(rule for rule in RULES if rule.name in EUPHEMISM_RULES + UNJUDGED_RULES)
 
 
 def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int,

@@ -77,7 +77,33 @@ HEALTH_RULES = {
     ),
 }
 
+_FAITHS_ZH = (r"伊斯兰教|基督教|天主教|佛教|道教|犹太教|东正教|印度教|锡克教|摩门教|耶和华见证人|穆斯林|基督徒|天主教徒|佛教徒|"
+              r"犹太人|锡克教徒|印度教徒")
+_ETHNIC_ZH = r"回族|维吾尔族|维族|藏族|蒙古族|壮族|苗族|彝族|满族|朝鲜族|哈萨克族|土家族|侗族|瑶族|白族|傣族|黎族|少数民族"
+_FAITHS_EN = (r"muslims?|sikhs?|jewish|jews|hindus?|buddhists?|catholics?|jehovah'?s\s+witness(?:es)?|mormons?|"
+              r"christians?|evangelicals?|(?:greek\s+|russian\s+)?orthodox|irish\s+travell?ers?|travell?ers?(?=\s+and|\s*[,.;]|$)|roma|gypsies|gypsy")
+
 FAMILY_RULES = {
+    # A family's faith or origin (a special category of personal data): 阿依古丽家信伊斯兰教,
+    # 林子涵家是回族, 要吃清真, 赶上斋月; "Rohan's family are Sikh", "his parents are Jehovah's
+    # Witnesses", "she's fasting for Ramadan". A faith in a lesson has no family before it
+    # (信仰伊斯兰教的国家, "Most people in Punjab are Sikh").
+    "family_faith_or_origin": (
+        rf"(?:(?<![国大专作画行玩农商皇儒道佛法名科学])家|家里|家人|全家|一家人?|父母|爸妈|爸爸|妈妈|父亲|母亲|他|她|孩子)\s*"
+        rf"(?:都|也|一直|从小|世代|祖辈)?\s*(?:信|信仰|信奉|皈依|笃信|是)\s*(?:了)?\s*(?:虔诚的)?\s*(?:{_FAITHS_ZH}|{_ETHNIC_ZH})|"
+        rf"(?<!是否)(?<!是不是)(?<![否是]需)(?:吃|要|只吃|只能吃|需要|要求)\s*清真|(?<!请)(?:封斋|把斋|守斋)|(?:赶上|正值|正在|在过|在守)\s*斋月|"
+        rf"(?:\b(?:family|families|parents|mum|mom|dad|father|mother|he|she|they)|\bhe's|\bshe's|\bthey're)\s+"
+        rf"(?:(?:is|are|was|were|'s|'re)\s+)?(?:all\s+|both\s+)?(?:(?:a|an|devout|practising|practicing|strict|"
+        rf"observant|very)\s+)*(?:{_FAITHS_EN})\b|"
+        rf"\b(?:he|she|they|he's|she's|they're|is|are)\s+(?:\w+\s+)?fasting\s+(?:for|during|in)\s+ramadan|"
+        rf"\b(?:he|she|they|family|parents)\s+(?:only\s+)?(?:eats?|keeps?|needs?|has|have)\s+(?:only\s+)?(?:halal|kosher)\b",
+        ["阿依古丽家信伊斯兰教，午餐注意清真", "林子涵家是回族", "钱多多家是耶和华见证人", "何子轩家里信伊斯兰教",
+         "他斋月期间封斋", "Rohan's family are Sikh", "Mikey's family are Irish Travellers", "her parents are devout Catholics",
+         "she's fasting for Ramadan this month", "he only eats halal"],
+        ["信仰伊斯兰教的国家主要分布在西亚", "这个国家信仰佛教", "讲讲回族的传统节日", "Most people in Punjab are Sikh",
+         "The RE unit covers Sikh festivals", "食堂设有清真窗口", "the family is going to Spain for half term",
+         "halal options are on the canteen menu every day", "the school's Christian ethos", "是否需要清真餐"],
+    ),
     # 家里欠了很多债, 家庭很困难, 家境贫寒, 爸爸还不起贷款
     "family_money": (
         r"欠[^，,。.;；]{0,5}债|(?:还|交|付|上|念|读)不起|(?<![大专国作画行玩农商])(?:家里|家境|家庭|家中|家)\s*"

@@ -133,6 +133,7 @@ SENSITIVE: list[tuple[str, str]] = [
     ("郑博文期末考试年纪第五，可以报竞赛", "score"),
     ("Oscar Hale, physics mock: FAIL", "score"),
     ("Priya Shah gets FSM, please keep it off the trip list", "family"),
+    ("Dmitri's parents are undocumented, so keep their address off the trip form", "family"),
     # a value in parts, a mark in a table of pupils, marks after a name
     ('学籍 {"name":"许文","sfz_1":"440306200803","sfz_2":"151236"}', "id_number"),
     ("card for the refund: 6228 4800 / then / 1234 5671", "bank_card"),
@@ -231,6 +232,7 @@ BENIGN: list[str] = [
     "Teaches grade 11 physics",
     "Prefers multiple-choice questions",
     "Likes to foster critical thinking",
+    "The API has an undocumented feature for bulk import",
     "Uses visual aids in every lesson",
     "Each question is worth 5 points",
     "A 10-point quiz every Friday",

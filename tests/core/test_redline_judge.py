@@ -90,6 +90,16 @@ def test_a_euphemism_the_rules_know_is_written_in_disguise(text, kinds):
     assert redline.written_in_disguise(text, kinds)
 
 
+@pytest.mark.parametrize("text", ["阿依古丽家信伊斯兰教，午餐注意清真。", "Rohan's family are Sikh and his dad asked about exam dates.",
+                                  "林子涵家是回族，午托的饭要清真。"])
+def test_a_family_s_faith_stands_whatever_the_judge_says(text):
+    # the judge was never fitted on a faith: it gives these a small probability
+    assert redline.check(text).kinds == ("family",)
+    assert redline.written_in_disguise(text, ("family",))
+    assert redline.screen(text).kinds == ("family",)
+    assert redline.screen("信仰伊斯兰教的国家主要分布在西亚和北非。").ok
+
+
 def test_what_the_rules_find_in_a_record_of_a_person_stands_whatever_the_judge_says():
     assert decide(("score",), judged(0.0), chars=40, limits=LIMITS, in_records=("score",)) == ("score",)
     # the rules' other words in the same text still need the judge
