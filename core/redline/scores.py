@@ -26,10 +26,10 @@ _LEVELS = (r"(?:优秀|优良|良好|中等|合格|及格|不合格|不及格|�
            r"倒数|数一数二|靠前|靠后|前列)"
            r"(?:偏下|偏上|以上|以下|水平)?(?!\s*\d+\s*分?\s*(?:以上|以下|到|至|-|~))")
 # Where a grade is being talked about: a subject, an exam, a piece of assessed work.
-_ASSESSED = (rf"{SUBJECTS}|考试|测试|测验|作文|作业|实验|报告|等级|等第|评定|评级|考评|测评|综合评价|素质评价|"
+_ASSESSED = (rf"{SUBJECTS}|主科|副科|各科|单科|考试|测试|测验|作文|作业|实验|报告|等级|等第|评定|评级|考评|测评|综合评价|素质评价|"
              r"水平测试|考级")
 _GRADE_VERB = (r"[:：是为]|评为|评定为|被评为|评了个?|评上|评到|得了个?|拿了个?|考了个?|考得|只有|才|只拿了?|拿到|得到|考到|"
-               r"给了个?|给的是|打了个?|记为|记成|记作|定为|判为|"
+               r"给了个?|给的是|打了个?|记为|记成|记作|定为|判为|被?判了个?|"
                r"获得|只拿到")
 # A grade may be quoted: 给了个"差", 等级为「合格」
 _QUOTE = r"[“\"「『'‘]"
@@ -101,9 +101,14 @@ SCORE_RULES_ZH = {
         rf"(?:{_ASSESSED}|阅读|听写|默写|卷面|小测|选择题|填空题|解答题)\s*(?:部分|题)?\s*(?:[:：是为]|得了?|拿了?|只有|才|"
         rf"考了?)?\s*\d{{1,3}}(?:\.\d+)?\s*/\s*\d{{2,3}}(?![\d/.])|"
         rf"(?:{SUBJECTS})\s*(?:应该|应当|应)\s*(?:是|为)\s*\d{{1,3}}(?:\.\d+)?(?!\s*(?:{_NOT_A_SCORE_UNIT}))|"
-        rf"(?:听写|默写)[^，,。.;；!！?？\n]{{0,8}}?错了\s*{NUM}\s*个",
-        ["钱雨桐作文38/60", "阅读部分 15/40", "梁晨语文应该是87不是78", "孔祥听写20个词错了14个", "作文：42 / 60"],
-        ["作文满分60分", "第3/10题", "听写时错了的词要订正三遍", "语文应该是第一节课", "作文题目见第12页"],
+        rf"(?:听写|默写)[^，,。.;；!！?？\n]{{0,8}}?错了\s*{NUM}\s*个|"
+        # marks lost on a part: 阅读理解丢了18分, 作文被扣了10分 (被扣分 in a mark scheme has no 了)
+        rf"(?:{_ASSESSED}|阅读理解|阅读|完形填空|完形|卷面|选择题|填空题|解答题|大题|小题|计算题|应用题)[^，,。.;；!！?？\n]{{0,6}}?"
+        rf"(?:丢了|扣了|失了|被扣了|丢掉了|白丢了)\s*{NUM}\s*(?:多\s*)?分(?!钟)",
+        ["钱雨桐作文38/60", "阅读部分 15/40", "梁晨语文应该是87不是78", "孔祥听写20个词错了14个", "作文：42 / 60",
+         "曹子涵阅读理解丢了18分", "他作文被扣了十分"],
+        ["作文满分60分", "第3/10题", "听写时错了的词要订正三遍", "语文应该是第一节课", "作文题目见第12页",
+         "作文字数不足的扣5分", "选择题错一个扣3分"],
     ),
     # 总分620 (but not 试卷总分150 / 卷面总分)
     "score_total": (
@@ -173,7 +178,8 @@ SCORE_RULES_ZH = {
         rf"(?:{_LETTER}|(?:{_LEVELS})(?=$|[\s,，.。;；!！、)）]|{_UNQUOTE}){_NOT_LISTED})",
         ["数学B+", "语文等级为A", "英语评为优", "成绩：良好", "王芳数学优秀。", "期末评定：不合格", "郑爽历史评了个良",
          "胡军英语口语测试得了B", "作文这次我给了个“差”", "作文等级记为「良」", "综合素质评价为b等",
-         "实验报告我给了C，数据处理有错", "普通话水平测试是二级乙等", "数学为什么只拿了个“良”"],
+         "实验报告我给了C，数据处理有错", "普通话水平测试是二级乙等", "数学为什么只拿了个“良”",
+         "三门主科都是“待提高”", "何思琪作文被判了二类下"],
         ["试卷分A卷和B卷", "数学A层班", "数学优秀的同学可以做拓展题", "成绩优良中差四档怎么定义",
          "讲解作文的评分等级 A、B、C 分别对应的要求",
          "作文评分标准：一类文 50 分以上", "作文评分：一类上 50 分以上，二类下 35 到 39 分",
@@ -274,7 +280,8 @@ SCORE_RULES_EN = {
         r"\b(?:managed|got|scored|earned|achieved|only|just)\s+(?:only\s+|just\s+)?\d{1,3}\s*(?:out\s+of|/)\s*\d|"
         r"\b(?:reading|spelling|maths?|numeracy)\s+age\b|\b(?:is|was|are|were|became|be)\s+(?:the\s+|a\s+)?"
         r"(?:lowest|highest|top|best|worst|weakest|strongest)[\s\-]"
-        r"(?:scorer|achiever|performer|attainer)s?\b|"
+        r"(?:scorer|achiever|performer|attainer)s?\b(?![^.;\n]{0,40}?\b(?:league|match|tournament|cup|season|football|soccer|"
+        r"netball|hockey|basketball|rugby|goals?|team)\b)|"
         r"(?:是|为)\s*(?:全班|全年级|年级|班级|班上|班里|全校)\s*(?:的)?\s*(?:最高分|最低分)|\b(?:working|reading|performing)\s+(?:well\s+)?below\s+(?:grade|year|age)\b|"
         r"(?:'s|\b(?:his|her))\s+(?:\w+\s+)?(?:is|was)\s+(?:a\s+|at\s+)?grade\s+(?:[a-f][+\-]?|\d)\b",
         ["Mason got the lowest score in the class", "Nora scored in the bottom 10%", "Jack only managed 12 out of 40",
@@ -284,6 +291,7 @@ SCORE_RULES_EN = {
          "Nina dropped two grades in geography",
          "Owen's reading age is two years behind", "Ruby's maths is grade C"],
         ["The top score in the quiz was 18 out of 20", "3 out of 4 students finished",
+         "Freddie is top scorer in the after-school football league",
          "The top scorer prize will be presented at assembly", "The essay is graded on 4 criteria",
          "Her score sheet has 20 questions",
          "the grade is taught by two teachers"],
@@ -304,14 +312,29 @@ SCORE_RULES_EN = {
         rf"\b(?:{_EN_SUBJECTS})\s*[-:=]\s*(?:below|meeting|exceeding|above|emerging|developing|secure|"
         r"working\s+towards)\b|"
         r"\b(?:test|quiz|exam|score|mark|result)s?\s*[:=]\s*\d{1,3}\s*/\s*\d{1,3}\b|"
-        r"\b(?:is|are|in)\s+(?:the\s+)?(?:top|bottom|lowest|highest|lower|middle)\s+set\b",
+        r"\b(?:is|are|in)\s+(?:the\s+)?(?:top|bottom|lowest|highest|lower|middle)\s+set\b|"
+        # marks out of a total for two subjects in a row (art 3/9, music 4/9), for an assessment
+        # objective (AO3 = 6/24), a grade someone is "sitting on"
+        rf"\b(?:{_EN_SUBJECTS})\s*[:=\-–]?\s*\d{{1,3}}\s*/\s*\d{{1,3}}\s*[,;]\s*(?:and\s+)?(?:{_EN_SUBJECTS})\s*[:=\-–]?\s*"
+        r"\d{1,3}\s*/\s*\d{1,3}(?![\d/])|"
+        r"\bao\d\s*[:=\-]?\s*\d{1,2}\s*/\s*\d{1,2}\b|"
+        r"\b(?:sitting|working|currently)\s+(?:at|on)\s+(?:a\s+)?(?:grade\s+|level\s+)?(?:[1-9]|[a-e][+\-]?)"
+        r"(?=\s*(?:$|[,;)]|\.(?!\d)|in\b|for\b|overall\b|now\b|at\s+the\s+moment))|"
+        r"\bbombed\s+(?:the|his|her|their|an?|this|that|last)\s+(?:[\w\-]+\s+){0,4}?(?:test|exam|quiz|mock|paper|assessment|"
+        r"resit|retake)s?\b|"
+        r"\b(?:didn't|did\s+not|couldn't|could\s+not|failed\s+to)\s+(?:even\s+)?(?:get|reach|make|score)\s+half\s+"
+        r"(?:of\s+)?(?:the\s+)?marks\b",
         ["Sophie got an A* in maths", "Tom's maths grade dropped from B to D", "Amy achieved a grade 7 in English",
          "Lucy is working at grade 4 in science", "Jack is predicted a U in chemistry", "Mia's grades are all Cs",
          "Harry is the weakest reader in year 5", "George got merit in his music exam",
          "Ella received a distinction in piano grade 5", "Jacob's report: Maths - Below, English - Meeting",
-         "Sam's test: 12/50", "Lily is bottom set for maths"],
+         "Sam's test: 12/50", "Lily is bottom set for maths", "Luca – art 3/9, music 4/9, drama 6/9",
+         "art coursework AO3 = 6/24, overall currently sitting on a 2", "Dmitri bombed the end of unit test",
+         "didn't even get half the marks"],
         ["Create a grade 5 piano theory quiz", "Merit and distinction criteria for the music exam",
-         "Our top set is covering quadratics", "travel from A to B", "Students choose grade levels for the books"],
+         "Our top set is covering quadratics", "travel from A to B", "Students choose grade levels for the books",
+         "maths 1/2 + 1/4 as a decimal", "AO3 is worth 24 marks", "currently on a 2 week rota", "the bus is sitting at 3 stops",
+         "the test was bombed by the fire alarm"],
     ),
     "score_school_words": (
         r"\biq\s*(?:score\s*)?(?:is|was|of|:|=)?\s*\d{2,3}\b|"
