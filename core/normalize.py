@@ -355,6 +355,9 @@ _FILLER_HAN = re.compile(rf"[{_HAN}]([{_HAN}])(?:[{_HAN}]\1){{4,}}")
 # A hint that the text is to be read backwards: （倒着读）名一后最班全, "(reversed) msitua"
 READ_BACKWARDS = re.compile(r"倒着(?:读|念|看)|倒过来(?:读|念|看)|反(?:着|过来)(?:读|念|看)|从后往前(?:读|念|看)|倒序|"
                             r"\breversed?\b|\bbackwards?\b|\bread\s+(?:it\s+)?(?:in\s+)?reverse\b|\bright\s+to\s+left\b")
+# A hint that the Latin letters are shifted by 13 (rot13), which anyone can undo: "(rot13) Ryyn unf
+# nfguzn" is "Ella has asthma"
+ROT13 = re.compile(r"\brot[\s\-_]?13\b")
 # yi4yu4zheng4 -> yiyuzheng
 _TONE_NUMBERS = re.compile(r"(?<![a-z0-9])(?:[a-z]+[1-5]){2,}(?![a-z0-9])")
 # d1ab3tes -> diabetes: a digit between two letters is a letter in disguise
@@ -564,7 +567,7 @@ def disguised(text: str) -> bool:
         return True
     return bool(_LEET_WORD.search(lower) or _PINYIN_TONES.search(lower)
                 or _RANK_GROUP_HOMOPHONE.search(text) or _RANK_ORDINAL_HOMOPHONE.search(text)
-                or _FILLER_HAN.search(text) or READ_BACKWARDS.search(to_simplified(lower)))
+                or _FILLER_HAN.search(text) or READ_BACKWARDS.search(to_simplified(lower)) or ROT13.search(lower))
 
 
 def _spelled_word(run: str) -> bool:

@@ -38,6 +38,7 @@ one person, where the rules' words misjudge most; `recheck(text)` is the same de
 for a stored fact before each injection.
 """
 
+import codecs
 import functools
 import json
 import re
@@ -48,7 +49,7 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext_lazy as _
 
-from core.normalize import READ_BACKWARDS, disguised, normalize
+from core.normalize import READ_BACKWARDS, ROT13, disguised, normalize
 from core.redline import learned, scores, situations, terms
 from core.redline.numbers import id18_check_digit, is_bank_card, is_id_number, is_mobile, luhn_ok, number_kinds
 from core.redline.terms import TERMS_FILE
@@ -462,6 +463,9 @@ def _check(text: str) -> Verdict:
         views.append((record, normalize(record)))
     if READ_BACKWARDS.search(plain):  # （倒着读）名一后最班全
         views.append((text[::-1], normalize(text[::-1])))
+    if ROT13.search(plain):  # (rot13) Ryyn unf nfguzn
+        shifted = codecs.decode(text, "rot13")
+        views.append((shifted, normalize(shifted)))
     found, in_records = set(), set()
     for rule in RULES:
         if rule.kind not in found and rule.find(text, plain):

@@ -213,6 +213,14 @@ def test_a_text_to_be_read_backwards_is_also_read_backwards():
     assert disguised("(reversed) sisongaid msitua")
 
 
+def test_a_text_said_to_be_in_rot13_is_also_read_shifted_back():
+    # "Ella Parks has obsessive compulsive disorder", shifted by 13 letters
+    assert redline.check("(rot13) Ryyn Cnexf unf bofrffvir pbzchyfvir qvfbeqre").kinds == ("health",)
+    assert redline.screen("(ROT-13) Ryyn Cnexf unf bofrffvir pbzchyfvir qvfbeqre").kinds == ("health",)
+    assert redline.check("Ryyn Cnexf unf bofrffvir pbzchyfvir qvfbeqre").ok  # no hint: letters are letters
+    assert redline.check("(rot13) Jevgr n yrffba cyna ba sebaf").ok  # "Write a lesson plan on fronts"
+
+
 @pytest.mark.timeout(15)  # a hang guard, not a speed figure: the quadratic pattern took 20-40 s on these
 @pytest.mark.parametrize("text", ["=" + "?" * 100_000, "=?a" * 50_000, "a=b " + "为什么?" * 12_500])
 def test_record_view_reads_a_long_run_of_question_marks_without_backtracking(text):
