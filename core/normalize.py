@@ -35,6 +35,8 @@ It runs on every fact and every injected section, so it is one pass per step wit
 cached tables (bench/normalize_speed.py measures it).
 """
 
+import base64
+import binascii
 import functools
 import html
 import re
@@ -355,6 +357,50 @@ _FILLER_HAN = re.compile(rf"[{_HAN}]([{_HAN}])(?:[{_HAN}]\1){{4,}}")
 # A hint that the text is to be read backwards: （倒着读）名一后最班全, "(reversed) msitua"
 READ_BACKWARDS = re.compile(r"倒着(?:读|念|看)|倒过来(?:读|念|看)|反(?:着|过来)(?:读|念|看)|从后往前(?:读|念|看)|倒序|"
                             r"\breversed?\b|\bbackwards?\b|\bread\s+(?:it\s+)?(?:in\s+)?reverse\b|\bright\s+to\s+left\b")
+# A run of base64 (standard or URL-safe), long enough to hold a word: "5byg5LiJ5pWw5a2m5LiN5Y+K5qC8"
+# is 张三数学不及格
+_BASE64_RUN = re.compile(r"(?<![\w+/=\-])[A-Za-z0-9+/\-_]{12,}={0,2}(?![\w+/=\-])")
+_CJK_TEXT = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+def _reads(decoded: str) -> bool:
+    """Is `decoded` text a person wrote: printable ASCII, or Chinese with its punctuation,
+    and mostly letters (a name decoded by chance gives "ƛzYZ" or "?+aj")?"""
+    if len(decoded) < 4 or not all(" " <= ch <= "~" or _CJK_TEXT.match(ch) for ch in decoded):
+        return False
+    if _CJK_TEXT.search(decoded):
+        return len(_CJK_TEXT.findall(decoded)) >= len(decoded) / 2
+    letters = sum(ch.isalpha() or ch == " " for ch in decoded)
+    return letters >= 0.8 * len(decoded) and bool(re.search(r"[aeiouy]", decoded, re.I))
+
+
+def base64_decoded(text: str) -> str | None:
+    """`text` with each run of base64 that decodes to readable text (UTF-8, printable, a
+    letter or a character in it) replaced by that text, or None when there is none. A word,
+    a number or an identifier rarely decodes to valid UTF-8 that reads: it is left as it is."""
+    found = False
+
+    def decoded(match: re.Match) -> str:
+        nonlocal found
+        run = match.group()
+        body = run.rstrip("=")
+        if len(body) % 4 == 1 or body.isdigit() or body.isalpha() and (body.islower() or body.isupper()):
+            return run
+        try:
+            raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_" if ("-" in body or "_" in body) else None,
+                                   validate=True)
+            plain = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            return run
+        if not _reads(plain):
+            return run
+        found = True
+        return plain
+
+    replaced = _BASE64_RUN.sub(decoded, text)
+    return replaced if found else None
+
+
 # A hint that the Latin letters are shifted by 13 (rot13), which anyone can undo: "(rot13) Ryyn unf
 # nfguzn" is "Ella has asthma"
 ROT13 = re.compile(r"\brot[\s\-_]?13\b")
@@ -548,8 +594,8 @@ def disguised(text: str) -> bool:
     Latin word, a letter dressed as an emoji, HTML entities, letters spelled one by one
     (A.D.H.D, "E m m a"), leetspeak (d3pr3ss10n), pinyin with tone numbers or a rank in
     homophones (年纪弟三), a filler character between every two (邓啊子啊轩啊数啊学), a hint to
-    read it backwards. Ordinary text, traditional characters and full-width digits
-    included, is not."""
+    read it backwards or in rot13, a run of base64 that decodes to text. Ordinary text,
+    traditional characters and full-width digits included, is not."""
     if not text:
         return False
     if not text.isascii():
@@ -567,7 +613,8 @@ def disguised(text: str) -> bool:
         return True
     return bool(_LEET_WORD.search(lower) or _PINYIN_TONES.search(lower)
                 or _RANK_GROUP_HOMOPHONE.search(text) or _RANK_ORDINAL_HOMOPHONE.search(text)
-                or _FILLER_HAN.search(text) or READ_BACKWARDS.search(to_simplified(lower)) or ROT13.search(lower))
+                or _FILLER_HAN.search(text) or READ_BACKWARDS.search(to_simplified(lower)) or ROT13.search(lower)
+                or base64_decoded(text) is not None)
 
 
 def _spelled_word(run: str) -> bool:

@@ -5,7 +5,7 @@ to see the rates."""
 import pytest
 
 from core import redline
-from core.normalize import disguised, normalize
+from core.normalize import base64_decoded, disguised, normalize
 from tests.core.redline_samples import BENIGN, SENSITIVE, generated_id_numbers
 from tests.core import redline_probe, redline_table
 
@@ -219,6 +219,16 @@ def test_a_text_said_to_be_in_rot13_is_also_read_shifted_back():
     assert redline.screen("(ROT-13) Ryyn Cnexf unf bofrffvir pbzchyfvir qvfbeqre").kinds == ("health",)
     assert redline.check("Ryyn Cnexf unf bofrffvir pbzchyfvir qvfbeqre").ok  # no hint: letters are letters
     assert redline.check("(rot13) Jevgr n yrffba cyna ba sebaf").ok  # "Write a lesson plan on fronts"
+
+
+def test_a_run_of_base64_is_also_read_decoded():
+    # 张三数学不及格; "Tom Reid has epilepsy" (URL-safe)
+    assert redline.check("家长发来的，帮我记一下：5byg5LiJ5pWw5a2m5LiN5Y+K5qC8").kinds == ("score",)
+    assert redline.screen("note for his file: VG9tIFJlaWQgaGFzIGVwaWxlcHN5").kinds == ("health",)
+    # names, words and identifiers that happen to be valid base64 do not decode to text
+    for text in ("Isabella Rossi speaks Spanish at home", "Explain Pythagoras' theorem for year 8",
+                 "commit 3af60f9b2c1d3e4f, token abcdefghijklmnop"):
+        assert base64_decoded(text) is None, text
 
 
 @pytest.mark.timeout(15)  # a hang guard, not a speed figure: the quadratic pattern took 20-40 s on these
