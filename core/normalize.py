@@ -357,47 +357,60 @@ _FILLER_HAN = re.compile(rf"[{_HAN}]([{_HAN}])(?:[{_HAN}]\1){{4,}}")
 # A hint that the text is to be read backwards: （倒着读）名一后最班全, "(reversed) msitua"
 READ_BACKWARDS = re.compile(r"倒着(?:读|念|看)|倒过来(?:读|念|看)|反(?:着|过来)(?:读|念|看)|从后往前(?:读|念|看)|倒序|"
                             r"\breversed?\b|\bbackwards?\b|\bread\s+(?:it\s+)?(?:in\s+)?reverse\b|\bright\s+to\s+left\b")
-# A run of base64 (standard or URL-safe), long enough to hold a word: "5byg5LiJ5pWw5a2m5LiN5Y+K5qC8"
-# is 张三数学不及格
-_BASE64_RUN = re.compile(r"(?<![\w+/=\-])[A-Za-z0-9+/\-_]{12,}={0,2}(?![\w+/=\-])")
+# A run of text in an encoding anyone can undo, long enough to hold a word: percent-encoded
+# or \x-escaped UTF-8 (%E5%BC%A0…, \xe5\xbc\xa0…), \u escapes, bare hex
+# (e5bca0e4b889…), base64, standard or URL-safe ("5byg5LiJ5pWw5a2m5LiN5Y+K5qC8" is 张三数学不及格)
+_ENCODED_RUN = re.compile(
+    r"(?P<percent>(?:%[0-9A-Fa-f]{2}){3,})|(?P<escaped>(?:\\x[0-9A-Fa-f]{2}){3,})|(?P<unicode>(?:\\u[0-9A-Fa-f]{4}){2,})|"
+    r"(?P<hex>(?<![0-9A-Za-z])(?=[0-9]*[A-Fa-f])(?:[0-9A-Fa-f]{2}){6,}(?![0-9A-Za-z]))|"
+    r"(?P<base64>(?<![\w+/=\-])[A-Za-z0-9+/\-_]{12,}={0,2}(?![\w+/=\-]))")
 _CJK_TEXT = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
 
 def _reads(decoded: str) -> bool:
-    """Is `decoded` text a person wrote: printable ASCII, or Chinese with its punctuation,
-    and mostly letters (a name decoded by chance gives "ƛzYZ" or "?+aj")?"""
-    if len(decoded) < 4 or not all(" " <= ch <= "~" or _CJK_TEXT.match(ch) for ch in decoded):
+    """Is `decoded` text a person wrote: printable ASCII, with Chinese and its punctuation
+    or mostly letters (a name decoded by chance gives "ƛzYZ" or "?+aj")?"""
+    if len(decoded) < 2 or not all(" " <= ch <= "~" or _CJK_TEXT.match(ch) for ch in decoded):
         return False
-    if _CJK_TEXT.search(decoded):
-        return len(_CJK_TEXT.findall(decoded)) >= len(decoded) / 2
+    if len(_CJK_TEXT.findall(decoded)) >= 2:
+        return True
     letters = sum(ch.isalpha() or ch == " " for ch in decoded)
-    return letters >= 0.8 * len(decoded) and bool(re.search(r"[aeiouy]", decoded, re.I))
+    return len(decoded) >= 4 and letters >= 0.8 * len(decoded) and bool(re.search(r"[aeiouy]", decoded, re.I))
 
 
-def base64_decoded(text: str) -> str | None:
-    """`text` with each run of base64 that decodes to readable text (UTF-8, printable, a
-    letter or a character in it) replaced by that text, or None when there is none. A word,
-    a number or an identifier rarely decodes to valid UTF-8 that reads: it is left as it is."""
+def _decode_run(kind: str, run: str) -> str | None:
+    if kind == "unicode":
+        return "".join(chr(int(run[i + 2:i + 6], 16)) for i in range(0, len(run), 6))
+    if kind in ("percent", "escaped"):
+        return bytes(int(run[i + 1 + (kind == "escaped"):i + 3 + (kind == "escaped")], 16)
+                     for i in range(0, len(run), 3 + (kind == "escaped"))).decode("utf-8")
+    if kind == "hex":
+        return bytes.fromhex(run).decode("utf-8")
+    body = run.rstrip("=")
+    if len(body) % 4 == 1 or body.isdigit() or body.isalpha() and (body.islower() or body.isupper()):
+        return None
+    altchars = b"-_" if ("-" in body or "_" in body) else None
+    return base64.b64decode(body + "=" * (-len(body) % 4), altchars=altchars, validate=True).decode("utf-8")
+
+
+def encodings_decoded(text: str) -> str | None:
+    """`text` with each run of an encoding (_ENCODED_RUN) that decodes to text a person
+    wrote replaced by that text, or None when there is none. A word, a number or an
+    identifier rarely decodes to UTF-8 that reads: it is left as it is."""
     found = False
 
     def decoded(match: re.Match) -> str:
         nonlocal found
-        run = match.group()
-        body = run.rstrip("=")
-        if len(body) % 4 == 1 or body.isdigit() or body.isalpha() and (body.islower() or body.isupper()):
-            return run
         try:
-            raw = base64.b64decode(body + "=" * (-len(body) % 4), altchars=b"-_" if ("-" in body or "_" in body) else None,
-                                   validate=True)
-            plain = raw.decode("utf-8")
+            plain = _decode_run(match.lastgroup, match.group())
         except (binascii.Error, ValueError):
-            return run
-        if not _reads(plain):
-            return run
+            return match.group()
+        if plain is None or not _reads(plain):
+            return match.group()
         found = True
         return plain
 
-    replaced = _BASE64_RUN.sub(decoded, text)
+    replaced = _ENCODED_RUN.sub(decoded, text)
     return replaced if found else None
 
 
@@ -594,7 +607,7 @@ def disguised(text: str) -> bool:
     Latin word, a letter dressed as an emoji, HTML entities, letters spelled one by one
     (A.D.H.D, "E m m a"), leetspeak (d3pr3ss10n), pinyin with tone numbers or a rank in
     homophones (年纪弟三), a filler character between every two (邓啊子啊轩啊数啊学), a hint to
-    read it backwards or in rot13, a run of base64 that decodes to text. Ordinary text,
+    read it backwards or in rot13, a run of hex, base64 or escapes that decodes to text. Ordinary text,
     traditional characters and full-width digits included, is not."""
     if not text:
         return False
@@ -614,7 +627,7 @@ def disguised(text: str) -> bool:
     return bool(_LEET_WORD.search(lower) or _PINYIN_TONES.search(lower)
                 or _RANK_GROUP_HOMOPHONE.search(text) or _RANK_ORDINAL_HOMOPHONE.search(text)
                 or _FILLER_HAN.search(text) or READ_BACKWARDS.search(to_simplified(lower)) or ROT13.search(lower)
-                or base64_decoded(text) is not None)
+                or encodings_decoded(text) is not None)
 
 
 def _spelled_word(run: str) -> bool:

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext_lazy as _
 
-from core.normalize import READ_BACKWARDS, ROT13, base64_decoded, disguised, normalize
+from core.normalize import READ_BACKWARDS, ROT13, disguised, encodings_decoded, normalize
 from core.redline import learned, scores, situations, terms
 from core.redline.numbers import id18_check_digit, is_bank_card, is_id_number, is_mobile, luhn_ok, number_kinds
 from core.redline.terms import TERMS_FILE
@@ -466,7 +466,7 @@ def _check(text: str) -> Verdict:
     if ROT13.search(plain):  # (rot13) Ryyn unf nfguzn
         shifted = codecs.decode(text, "rot13")
         views.append((shifted, normalize(shifted)))
-    decoded = base64_decoded(text)  # 家长发来：5byg5LiJ5pWw5a2m5LiN5Y+K5qC8
+    decoded = encodings_decoded(text)  # 家长发来：5byg5LiJ5pWw5a2m5LiN5Y+K5qC8
     if decoded is not None:
         views.append((decoded, normalize(decoded)))
     found, in_records = set(), set()

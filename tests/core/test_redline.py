@@ -5,7 +5,7 @@ to see the rates."""
 import pytest
 
 from core import redline
-from core.normalize import base64_decoded, disguised, normalize
+from core.normalize import disguised, encodings_decoded, normalize
 from tests.core.redline_samples import BENIGN, SENSITIVE, generated_id_numbers
 from tests.core import redline_probe, redline_table
 
@@ -221,14 +221,23 @@ def test_a_text_said_to_be_in_rot13_is_also_read_shifted_back():
     assert redline.check("(rot13) Jevgr n yrffba cyna ba sebaf").ok  # "Write a lesson plan on fronts"
 
 
+@pytest.mark.parametrize("encoded", ["e5bca0e4b889e695b0e5ada6e4b88de58f8ae6a0bc", "%E5%BC%A0%E4%B8%89%E6%95%B0%E5%AD%A6%E4%B8%8D%E5%8F%8A%E6%A0%BC",
+                                     r"\xe5\xbc\xa0\xe4\xb8\x89\xe6\x95\xb0\xe5\xad\xa6\xe4\xb8\x8d\xe5\x8f\x8a\xe6\xa0\xbc",
+                                     r"\u5f20\u4e09\u6570\u5b66\u4e0d\u53ca\u683c"])
+def test_hex_percent_and_escaped_text_is_also_read_decoded(encoded):
+    assert encodings_decoded(f"记一下：{encoded}") == "记一下：张三数学不及格"
+    assert redline.check(f"记一下：{encoded}").kinds == ("score",)
+    assert disguised(encoded)
+
+
 def test_a_run_of_base64_is_also_read_decoded():
     # 张三数学不及格; "Tom Reid has epilepsy" (URL-safe)
     assert redline.check("家长发来的，帮我记一下：5byg5LiJ5pWw5a2m5LiN5Y+K5qC8").kinds == ("score",)
     assert redline.screen("note for his file: VG9tIFJlaWQgaGFzIGVwaWxlcHN5").kinds == ("health",)
     # names, words and identifiers that happen to be valid base64 do not decode to text
     for text in ("Isabella Rossi speaks Spanish at home", "Explain Pythagoras' theorem for year 8",
-                 "commit 3af60f9b2c1d3e4f, token abcdefghijklmnop"):
-        assert base64_decoded(text) is None, text
+                 "commit 3af60f9b2c1d3e4f, token abcdefghijklmnop", "card 6222021234567890128, order 20240915ab12cd34"):
+        assert encodings_decoded(text) is None, text
 
 
 @pytest.mark.timeout(15)  # a hang guard, not a speed figure: the quadratic pattern took 20-40 s on these
