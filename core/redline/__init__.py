@@ -188,7 +188,7 @@ def _regex_rule(pattern: str, *, unless: Callable[[str, str], bool] | None = Non
 #: rules that find what people say instead of a word: what they find stands (written_in_disguise)
 EUPHEMISM_RULES = ("health_euphemism",)
 #: rules that find what the judge was never fitted on (a family's faith or origin, which no
-#: round before issue 9's eighth session held): what they find stands too, until a refit
+#: round before issue 9's seventh session held): what they find stands too, until a refit
 #: learns it
 UNJUDGED_RULES = ("family_faith_or_origin",)
 
