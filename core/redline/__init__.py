@@ -199,16 +199,28 @@ _EXAM_RANK = re.compile(scores.EXAM_RANK, re.ASCII)
 
 
 _PAPER_LAYOUT = re.compile(scores.PAPER_LAYOUT)
+_ANONYMOUS_COUNT = re.compile(scores.ANONYMOUS_COUNT)
+
+
+def anonymous_count(text: str, plain: str) -> bool:
+    """Is `text` (normalized: `plain`) a result of a number of people that names or points
+    at none of them (这次素描测验有三个同学拿了满分, "Nobody in my set failed the vocab test")?"""
+    return bool(_ANONYMOUS_COUNT.search(plain)) and not learned.names_person(text, scores.COUNT_WORDS)
 
 
 def _score_exemption(name: str) -> Callable[[str, str], bool]:
-    """A word problem's marks are nobody's (word_problem); a class's own statistic is
-    nobody's score, nor is a paper's layout (各科满分：语文120); a ranking in a question or a
-    lesson that names nobody (年级前十名的名单要公布吗？请给出建议) is nobody's place."""
+    """A word problem's marks are nobody's (word_problem), nor are those of a count of
+    pupils that names none of them (anonymous_count); a class's own statistic is nobody's score, nor is
+    a paper's layout (各科满分：语文120); a ranking in a question or a lesson that names
+    nobody (年级前十名的名单要公布吗？请给出建议) is nobody's place."""
+    def nobodys(text: str, plain: str) -> bool:
+        return word_problem(text, plain) or anonymous_count(text, plain)
+
     if name in scores.LAYOUT_RULES:
-        return lambda text, plain: word_problem(text, plain) or bool(_PAPER_LAYOUT.search(plain))
+        return lambda text, plain: nobodys(text, plain) or bool(_PAPER_LAYOUT.search(plain))
     if name not in scores.RANK_RULES:
-        return word_problem
+        return nobodys
+    # a place in a ranking is one person's (前五名的同学 is a list of them)
     return lambda text, plain: word_problem(text, plain) or bool(
         _CLASS_STATISTIC.search(plain) or (_NOT_ASSESSMENT_RANK.search(plain) and not _EXAM_RANK.search(plain))) \
         or terms.lesson_request(text, plain)

@@ -136,10 +136,12 @@ def warm_up() -> None:
     _names_in_han("预热")
 
 
-def names_person(text: str) -> bool:
+def names_person(text: str, first_words: frozenset[str] | None = None) -> bool:
     """Whether `text` names or points at a person: a Chinese personal name (jieba's `nr`),
     小X / X同学 / 他 / 这个学生, an English pronoun, title or a capitalised word that is
-    not a sentence's first word, a day, a subject or a place."""
+    not a sentence's first word, a day, a subject or a place. With `first_words`, a
+    sentence's first word counts too unless it is one of them (a stricter reading: "Grace
+    placed third", "Chloe ranked last")."""
     plain = fold(text)
     if _ZH_PERSON.search(plain) or _EN_PERSON.search(text):
         return True
@@ -147,7 +149,8 @@ def names_person(text: str) -> bool:
         word = match.group(1)  # titles (Mr, Dr …) were found by _EN_PERSON already
         if word in _NOT_NAMES:
             continue
-        if not _SENTENCE_START.search(text[:match.start()]) or _NAME_THEN_VERB.match(text, match.end()):
+        if (not _SENTENCE_START.search(text[:match.start()]) or _NAME_THEN_VERB.match(text, match.end())
+                or (first_words is not None and word not in first_words)):
             return True
     return bool(re.search(r"[一-龥]", plain)) and _names_in_han(plain)
 

@@ -205,7 +205,7 @@ SCORE_RULES_ZH = {
          "张伟上学期挂了两门", "李娜物理又没过", "刘洋数学刚好及格",
          "吴磊英语重修", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
          "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底", "王梓睿是班上的学困生", "孙一诺每次都前三",
-         "钢琴八级考级没过", "毕业论文答辩没通过", "三人化学学考未达标"],
+         "钢琴八级考级没过", "毕业论文答辩没通过", "黄诗琪、马俊、罗一帆三人化学学考未达标"],
         ["及格线是60分", "如何帮助学困生提高成绩", "每次都先做第一题", "把不及格的题型归类一下", "这段代码没过编译",
          "全科优秀的标准是每科 85 分以上", "A 等、B 等、C 等的比例怎么定",
          "用“不及格”造句", "面试没通过的人可以申请复议吗"],
@@ -441,6 +441,20 @@ SCORE_RULES_EN = {
 # A class's own result (三班这次平均分排年级第二, 我们班的及格率是95%) is not a pupil's.
 CLASS_STATISTIC = (r"^\s*(?:[\d一二三四五六七八九十]+|我们|咱们|本|我|各)\s*班\s*(?:这次|本次|上次|期中|期末|月考)?\s*的?\s*"
                    r"(?:平均分|均分|总分|整体成绩|总成绩|成绩|及格率|优秀率|合格率)")
+# A count of people who names none of them (这次有三个同学拿了满分, 一半以上的同学考级优秀,
+# "Nobody in 10C failed the theory test", "two of my students got a 9") is a class's result:
+# core.redline exempts it only where the text names or points at nobody. Not a pupil's
+# number (学号20230517的同学), a year (初三学生) or a class's size (共42人, out of 28 kids).
+ANONYMOUS_COUNT = (r"(?:(?<![\d号初高共总])(?<![号共]\s)(?<!一共)(?<!总共)(?:\d{1,3}|[一二两三四五六七八九十几]+)|一半(?:以上)?|"
+                   r"大(?:部分|多数)|多数|少数|好几|不少|没有(?:一个)?|没|全班|全组|所有|每个|很多|许多)\s*(?:个|名|位)?\s*"
+                   r"的?\s*(?:同学|学生|人|孩子|考生)|"
+                   r"\b(?<!out of )(?<!of )(?:nobody|no\s+one|no-one|none\s+of\s+(?:them|the|my|our)|everyone|everybody|"
+                   r"(?:all|most|half|many|some|several|a\s+few|a\s+third|\d{1,3}|two|three|four|five|six|seven|eight|"
+                   r"nine|ten|twelve|twenty)\s+(?:of\s+(?:the|my|our|them)\s+)?(?:students|pupils|kids|children|"
+                   r"candidates|learners|of\s+them))\b")
+#: the words that open such a count, which are not a person's name ("Three pupils got …")
+COUNT_WORDS = frozenset("No Nobody None Everyone Everybody All Most Half Many Some Several Few A Two Three Four Five "
+                        "Six Seven Eight Nine Ten Twelve Twenty Only Just Not Every".split())
 # A paper's full marks listed by subject or part (各科满分：语文120，数学120; 分值：选择题36分) are
 # nobody's result.
 PAPER_LAYOUT = r"满分\s*(?:分别)?\s*(?:[:：]|是|为)\s*(?:" + SUBJECTS + r"|选择|填空|阅读|作文)|各科满分|分值\s*(?:分配|[:：])"

@@ -118,6 +118,26 @@ def test_a_word_problem_s_marks_are_made_up():
         assert redline.screen(text).kind == "score", text
 
 
+def test_a_count_of_pupils_that_names_none_of_them_is_a_class_result():
+    for count, named in (("这次素描测验有三个同学拿了满分。", "这次素描测验李明轩拿了满分。"),
+                         ("班上三分之一的同学这次没及格", "班上的刘子豪这次没及格"),
+                         ("本次月考二班有5人不及格，比上次少了3人。", "本次月考二班的他不及格，比上次退步了。"),
+                         ("这次乐理测验我们班没有一个人不及格，大家辛苦了。", "这次乐理测验周子涵不及格。"),
+                         ("Nobody in my set failed the vocab test this time.", "Only Ava failed the vocab test this time."),
+                         ("Three pupils in 9B got full marks on the quiz.", "Zara in 9B got full marks on the quiz."),
+                         ("5 students in 8C scored below 50 this time.", "Kai in 8C scored below 50 this time.")):
+        assert redline.check(count).ok, count  # a result of nobody in particular
+        assert redline.check(named).kind == "score", named  # the same result of one pupil
+    # a count beside a person, a pupil's number, a year, a class's size: somebody's result
+    for text in ("三个同学不及格，其中一个是他", "这次有两个同学不及格：李明轩和王可欣", "全班只有张伟不及格",
+                 "学号20230517的同学化学期末没过，要补考。", "那个初三学生中考模拟只有412分",
+                 "Chloe ranked last in the reading assessment out of 28 kids.",
+                 "Grace placed third in the whole year group on the maths challenge",
+                 "I made flashcards for forty of them. Liam O'Connor scored 3/40 on the verb test",
+                 "家长会上要跟崔欣然的妈妈说，孩子这次月考全班排第35名，共42人。"):
+        assert redline.check(text).kind == "score", text
+
+
 def test_an_english_word_is_not_read_as_a_typo_of_a_term():
     # reported is one edit from deported, hospital a prefix of hospitalised: both are words
     assert redline.check("suffers from depresion").kind == "health"
