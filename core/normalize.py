@@ -244,12 +244,13 @@ def _en_ordinal(match: re.Match) -> str:
 # number read out digit by digit
 # ("oh" counts only inside such a run, and "double"/"triple" repeat the next digit).
 # digits spelled as they sound, read only inside such a run ("zeero sevin nien double wun")
-_EN_DIGIT_SOUNDS = {"zeero": 0, "ziro": 0, "wun": 1, "tree": 3, "thre": 3, "fower": 4, "fiv": 5, "fife": 5, "siks": 6,
+_EN_DIGIT_SOUNDS = {"zeero": 0, "ziro": 0, "zeroh": 0, "wun": 1, "tree": 3, "thre": 3,
+                    "fower": 4, "fiv": 5, "fife": 5, "fyve": 5, "siks": 6, "sicks": 6, "sics": 6,
                     "sevin": 7, "sevn": 7, "ait": 8, "eigt": 8, "nien": 9, "nyne": 9, "niner": 9}
 _EN_DIGIT_WORDS = {**_EN_UNITS, **_EN_DIGIT_SOUNDS}
-_EN_DIGIT_WORD = "(?:" + "|".join(_EN_DIGIT_WORDS) + r"|double\s+\w+|triple\s+\w+|\d+)"
+_EN_DIGIT_WORD = "(?:" + "|".join(_EN_DIGIT_WORDS) + r"|double[\s\-]+\w+|triple[\s\-]+\w+|\d+)"
 _EN_DIGIT_RUN = re.compile(rf"\b{_EN_DIGIT_WORD}(?:[\s,\-]+{_EN_DIGIT_WORD}){{2,}}\b")
-_EN_WORD = re.compile(r"double\s+(\w+)|triple\s+(\w+)|\w+")
+_EN_WORD = re.compile(r"double[\s\-]+(\w+)|triple[\s\-]+(\w+)|\w+")
 
 
 def _en_digit_run(match: re.Match) -> str:
