@@ -212,7 +212,16 @@ _EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "
 _EN_TENS_RE = re.compile(r"\b(" + "|".join(_EN_TENS) + r")(?:[\s\-]+(" + "|".join(k for k in _EN_UNITS if k != "oh")
                          + r"))?\b")
 _EN_TEENS_RE = re.compile(r"\b(" + "|".join(_EN_TEENS) + r")\b")
-_EN_HUNDRED = re.compile(r"\b(\d)\s+hundred(?:\s+and)?(?:\s+(\d{1,2}))?\b")
+# "nine hundred", "seventy-seven hundred" (77 hundred once the tens are read), "three hundred and 5"
+_EN_HUNDRED = re.compile(r"\b(\d{1,2}|" + "|".join(k for k in _EN_UNITS if k not in ("oh", "zero"))
+                         + r")\s+hundred(?:\s+and)?(?:\s+(\d{1,2}|" + "|".join(k for k in _EN_UNITS if k not in ("oh", "zero")) + r"))?\b")
+
+
+def _en_hundred(match: re.Match) -> str:
+    head = match.group(1)
+    value = int(head) if head.isdigit() else _EN_UNITS[head]
+    tail = match.group(2) or "0"
+    return str(value * 100 + (int(tail) if tail.isdigit() else _EN_UNITS[tail]))
 # Ordinals: twenty-ninth -> 29th, thirteenth -> 13th; first to ninth only in a ranking
 # ("fourth out of 30", "third in the class"), elsewhere they are words (the first lesson,
 # bubble sort came in third place)
@@ -251,6 +260,41 @@ _EN_DIGIT_WORDS = {**_EN_UNITS, **_EN_DIGIT_SOUNDS}
 _EN_DIGIT_WORD = "(?:" + "|".join(_EN_DIGIT_WORDS) + r"|double[\s\-]+\w+|triple[\s\-]+\w+|\d+)"
 _EN_DIGIT_RUN = re.compile(rf"\b{_EN_DIGIT_WORD}(?:[\s,\-]+{_EN_DIGIT_WORD}){{2,}}\b")
 _EN_WORD = re.compile(r"double[\s\-]+(\w+)|triple[\s\-]+(\w+)|\w+")
+
+
+# Everyday words that sound like digits ("oh won too won, for five tree, seven tree ate
+# ate"; "area code seven oh three; then five too ate"): read as digits only in a run that
+# is a number read out as heard, seven digits or more with two such words, or one between
+# two digits ("4111 1111, for the sheet" and "one too many" stay words). Groups may be
+# joined by "then", and a group of digits may have letters for digits in it (9O2, 33l8).
+_EN_HEARD_WORDS = {"won": 1, "too": 2, "for": 4, "fore": 4, "ate": 8}
+_EN_HEARD_TOKEN = ("(?:" + "|".join([*_EN_DIGIT_WORDS, *_EN_HEARD_WORDS])
+                   + r"|double[\s\-]+\w+|triple[\s\-]+\w+|[0-9oli]*\d[0-9oli]*)")
+_EN_HEARD_SEP = r"(?:[\s,\-;:]+(?:(?:and\s+)?then\s+)?)"
+_EN_HEARD_RUN = re.compile(rf"\b{_EN_HEARD_TOKEN}(?:{_EN_HEARD_SEP}{_EN_HEARD_TOKEN}){{2,}}\b")
+_EN_HEARD_MIN_DIGITS = 7
+
+
+def _en_heard_run(match: re.Match) -> str:
+    tokens = [m.group() for m in _EN_WORD.finditer(match.group()) if m.group() not in ("then", "and")]
+    heard = [i for i, token in enumerate(tokens) if token in _EN_HEARD_WORDS]
+    enclosed = [i for i in heard if 0 < i < len(tokens) - 1]
+    if not heard or not (len(heard) >= 2 or enclosed):
+        return _EN_DIGIT_RUN.sub(_en_digit_run, match.group())
+    words = {**_EN_DIGIT_WORDS, **_EN_HEARD_WORDS}
+    digits = []
+    for word in _EN_WORD.finditer(match.group()):
+        inner = word.group(1) or word.group(2)
+        if inner:
+            digits.append(str(words.get(inner, inner)) * (2 if word.group(1) else 3))
+        elif word.group() in words:
+            digits.append(str(words[word.group()]))
+        elif word.group() not in ("then", "and"):
+            digits.append(word.group().translate(_AS_DIGIT))
+    joined = "".join(digits)
+    if not joined.isdigit() or len(joined) < _EN_HEARD_MIN_DIGITS:
+        return _EN_DIGIT_RUN.sub(_en_digit_run, match.group())
+    return " ".join(digits)
 
 
 def _en_digit_run(match: re.Match) -> str:
@@ -307,10 +351,11 @@ def _en_numbers(text: str) -> str:
     text = _EN_TENS_RE.sub(lambda m: str(_EN_TENS[m.group(1)] + (_EN_UNITS[m.group(2)] if m.group(2) else 0)),
                            text)
     text = _EN_TEENS_RE.sub(lambda m: str(_EN_TEENS[m.group(1)]), text)
+    text = _EN_HUNDRED.sub(_en_hundred, text)
+    text = _EN_HEARD_RUN.sub(_en_heard_run, text)
     text = _EN_DIGIT_RUN.sub(_en_digit_run, text)
     text = _PINYIN_DIGIT_RUN.sub(_pinyin_digit_run, text)
     text = _PINYIN_MARK.sub(_pinyin_mark, text)
-    text = _EN_HUNDRED.sub(lambda m: str(int(m.group(1)) * 100 + int(m.group(2) or 0)), text)
     return text
 
 
@@ -532,11 +577,34 @@ def fold(text: str) -> str:
     return text
 
 
+# Capital letters that stand for digits in a number written in groups, as a phone or a card
+# is: (6O4) SSS-OlBB, 4S59 SlOO 3B27 l644 (O 0, I and l 1, Z 2, S 5, G 6, T 7, B 8); two real
+# digits at least, and nine characters in all (capitals alone are an abbreviation).
+_CAPITAL_DIGIT_CHARS = "0-9OISBZGTl"
+_CAPITAL_DIGITS = re.compile(rf"(?<![A-Za-z0-9])[({{]?[{_CAPITAL_DIGIT_CHARS}]{{2,6}}[)}}]?"
+                             rf"(?:[ \-.][ ]?[({{]?[{_CAPITAL_DIGIT_CHARS}]{{2,6}}[)}}]?){{1,5}}(?![A-Za-z0-9])")
+_CAPITAL_AS_DIGIT = str.maketrans("OISBZGTl", "01582671")
+_MIN_CAPITAL_RUN = 9
+
+
+def _capital_digits(match: re.Match) -> str:
+    run = match.group()
+    chars = [c for c in run if c.isalnum()]
+    if len(chars) < _MIN_CAPITAL_RUN or sum(c.isdigit() for c in chars) < 2 or all(c.isdigit() for c in chars):
+        return run
+    return run.translate(_CAPITAL_AS_DIGIT)
+
+
+# One letter between every two digits ("ignore the x's: 0x7x8x6x6x0x3x1x4x7x2"): dropped.
+_LETTER_BETWEEN_DIGITS = re.compile(r"(?<![a-z0-9])\d([a-z])\d(?:\1\d){6,}(?![a-z0-9])")
+
+
 def normalize(text: str) -> str:
     """`text` folded for matching (see the module docstring). Never store the result."""
     if not text:
         return ""
-    text = fold(text).casefold()
+    text = _CAPITAL_DIGITS.sub(_capital_digits, fold(text)).casefold()
+    text = _LETTER_BETWEEN_DIGITS.sub(lambda m: m.group().replace(m.group(1), ""), text)
     if not text.isascii():
         text = _apart(text)
         text = _CN_RUN.sub(_cn_number, text)

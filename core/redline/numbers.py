@@ -5,6 +5,10 @@ in words (一三八…, one three eight …) or split into pairs (138-12-34-56-7
 ASCII digits in one run. What is left to do is to find runs of digits, join the groups
 people write with a space or a dash (138 1234 5678), and test each run: the GB 11643
 check digit for identity numbers, the mobile and landline plans for phones, Luhn for cards.
+Numbers whose shape says too little are read by what the text calls them: another
+country's identity number after its name (SSN, NI number, passport, HKID, 护照), a bank
+account after "account" or "sort code", eight digits after "mobile", a number given in
+named parts (area code …, exchange …, line …). An IBAN checks itself (modulo 97).
 """
 
 import re
@@ -92,6 +96,11 @@ _MAX_GROUPS = 8
 # (area code and exchange start with 2-9; without parentheses one separator throughout).
 _NANP = re.compile(r"(?<![\d\-])(?:\+?1[\s.\-‐]?)?(?:\([2-9]\d{2}\)\s?[2-9]\d{2}[\s.\-‐‑–]|[2-9]\d{2}([.\-‐‑–])[2-9]\d{2}\1)"
                    r"\d{4}(?![\d\-])")
+# A number with its country's code, as normalize() leaves it: +447700900561, "plus four
+# four, seventy-seven hundred …" (not a sum: no number before the plus)
+_INTERNATIONAL = re.compile(r"(?<![\d\s+])(?<!\d\s)(?:\+\s?|\bplus\s+)[1-9]\d{9,13}(?!\d)")
+# ... and as normalize() leaves it once its separators are gone: (6175550149
+_NANP_COLLAPSED = re.compile(r"(?<![\d\w])\(\s?[2-9]\d{2}[2-9]\d{6}(?!\d)")
 _LANDLINE = re.compile(r"(?<![\d-])0[1-9]\d{1,2}[-)]\s?[2-9]\d{6,7}(?![\d-])|[(]0[1-9]\d{1,2}[)]\s?[2-9]\d{6,7}(?!\d)")
 
 
@@ -121,7 +130,7 @@ def _digit_chains(text: str) -> list[list[str]]:
 # country's plan ("Nora's mum: 07911234567", "mobile 07911 123456"); not a date and time
 # (202410151930).
 _PHONE_CONTEXT = re.compile(
-    r"(?:电话|手机|联系方式|号码|微信|座机|家长|妈妈|爸爸|(?<![a-z])(?:phone|mobile|mob|tel|cell|contact|call|mum|mom|dad|"
+    r"(?:电话|手机|联系方式|号码|微信|座机|家长|妈妈|爸爸|(?<![a-z])(?:phone|mobile|mob|tel|cell|landline|contact|call|mum|mom|dad|"
     r"parent|whatsapp|wechat)s?(?![a-z]))[^\n\d]{0,16}(?<!\d)(\d(?:[ \-]?\d){9,14})(?![\d])")
 
 
@@ -140,7 +149,7 @@ def _context_phone(text: str) -> bool:
 _PUBLIC_LINE = re.compile(
     r"(?:学校|学院|校办|办公室|教务处|政教处|德育处|总务处|招生办|总机|前台|服务台|热线|公开电话|咨询电话|"
     r"(?<![a-z])(?:school|office|reception|switchboard|hotline|helpline|front\s+desk|enquiries|main\s+line)(?![a-z]))"
-    r"([^\n\d]{0,14})(\+?\d[\d \-()]{2,16}\d)(?![\d])")
+    r"((?:[^\n\d(]|\([^()\n\d]{0,30}\)){0,14})(\(?\+?\d[\d \-()]{2,16}\d)(?![\d])")
 _PERSONAL = re.compile(r"家长|妈妈|爸爸|家里|家庭|私人|个人|手机|老师|(?<![a-z])(?:mum|mom|dad|parent|home|mobile|cell|"
                        r"personal|private|mr|mrs|ms|miss|dr)(?![a-z])|'s")
 
@@ -149,7 +158,7 @@ def _without_public_lines(text: str) -> str:
     def blank(match: re.Match) -> str:
         digits = re.sub(r"\D", "", match.group(2))
         national = digits[2:] if digits.startswith("86") and len(digits) == 13 else digits
-        if _PERSONAL.search(match.group(1)) or is_mobile(national):
+        if _PERSONAL.search(match.group(1)) or is_mobile(national) or number_kind(digits) in ("bank_card", "id_number"):
             return match.group()
         start = match.start(2) - match.start()
         return match.group()[:start] + "#" * len(match.group(2))
@@ -183,12 +192,117 @@ def _parts_joined(text: str):
                 yield "bank_card"
 
 
+# An identity number of another country, after the word that names it: an SSN, a national
+# insurance number, a passport, an NRIC or HKID (what these look like varies too much for a
+# pattern of their own; the label says what the value is). Six digits or more, letters
+# allowed; a school's own numbers (学号, student number) are not identity numbers.
+_ID_LABEL = re.compile(
+    r"(?:身份证|护照|证件|港澳通行证|台胞证|回乡证|居民证|(?<![a-z])(?:ssn|social\s+security|social\s+insurance|"
+    r"national\s+insurance|ni\s+(?:number|no)|ni(?=\s*[:：])|nino|passport|nric|hkid|hk\s+id|id\s+card|identity\s+(?:card|number|no)|"
+    r"national\s+id|tax\s+(?:id|file\s+number)|tfn|aadhaa?r|pps\s+number|ppsn)(?![a-z]))"
+    r"[^\n\d]{0,32}?(?<![a-z\d])([a-z]{0,3}\d[\da-z \-/().]{4,24})")
+_MIN_LABELLED_DIGITS = 6
+_LOOKALIKE_DIGIT = str.maketrans("oli", "011")
+#: numbers published as examples, nobody's: the SSA's advertising SSNs (123-45-6789 and the
+#: Woolworth wallet card's 078-05-1120) and the IBAN registry's examples
+PUBLISHED_EXAMPLES = frozenset({"123456789", "078051120", "219099999",
+                                "GB82WEST12345698765432", "DE89370400440532013000"})
+
+
+def _labelled_id(text: str) -> bool:
+    for match in _ID_LABEL.finditer(text):
+        value = re.split(r"\s{2,}|[ ](?=[a-z]{2})", match.group(1))[0]  # up to the next word
+        # letters for digits after the first character (S O 4 l 2 7 3 6 F: S0412736F)
+        digits = re.sub(r"\D", "", value[:1] + value[1:].translate(_LOOKALIKE_DIGIT))
+        if len(digits) >= _MIN_LABELLED_DIGITS and digits not in PUBLISHED_EXAMPLES:
+            return True
+    return False
+
+
+# An IBAN (ISO 13616: country, two check digits, the account; the whole is 1 modulo 97).
+_IBAN = re.compile(r"(?<![a-z\d])([a-z]{2}\d{2}(?:[ ]?[a-z\d]){11,30})(?![a-z\d])")
+
+
+def _iban(text: str) -> bool:
+    for match in _IBAN.finditer(text):
+        parts = match.group(1).split(" ")
+        while parts and not any(c.isdigit() for c in parts[-1]):  # a word after it ("for")
+            parts.pop()
+        value = "".join(parts).upper()
+        if len(value) < 15:
+            continue
+        digits = "".join(str(int(c, 36)) for c in value[4:] + value[:4])
+        if int(digits) % 97 == 1 and value not in PUBLISHED_EXAMPLES:
+            return True
+    return False
+
+
+# A bank account after the words that name one (account 77320918, 账号 6217…, sort code
+# 40-05-16 and an account of 8 digits): its digits are somebody's money.
+_ACCOUNT = re.compile(
+    r"(?:账号|帐号|账户|帐户|卡号|银行卡|开户行|(?<![a-z])(?:account|acct|a/c|bank|sort\s*code|sort|bsb|routing|"
+    r"direct\s+debit)(?![a-z]))[^\n\d]{0,24}(?<!\d)(\d[\d \-,]{6,24}\d)(?!\d)")
+
+
+def _an_account(value: str) -> bool:
+    groups = re.findall(r"\d+", value)
+    a_date = len(groups) == 1 and groups[0][:2] in ("19", "20") and len(groups[0]) in (8, 12, 14)
+    return max(map(len, groups)) >= 8 and not a_date
+
+
+# Eight or nine digits after a word that says "phone" (Hong Kong, Singapore and many other
+# plans have eight): 'HK mobile 9268 0041'; not a date (20241015).
+_SHORT_PHONE = re.compile(
+    r"(?:电话|手机|座机|(?<![a-z])(?:phone|mobile|mob|tel|cell|whatsapp|wechat)(?![a-z]))[^\n\d]{0,16}(?<![\d.])"
+    r"(\d{4}[ \-]?\d{4,5}|\d(?:[ \-]\d){7,8})(?!\d|[.:/]\d)")
+
+
+def _a_short_phone(value: str) -> bool:
+    return not re.sub(r"\D", "", value).startswith(("19", "20"))
+
+
+def _found(pattern: re.Pattern, text: str, accept) -> bool:
+    """Whether a value `pattern` captures (group 1) in `text` passes `accept`."""
+    return any(accept(match.group(1)) for match in pattern.finditer(text))
+
+
+# A number given in parts, each named ("area code 617, exchange 555, and his mum's line
+# ends 0199"; "first four 4532, last four 0369, and the middle eight are 1187 2904"; 尾号,
+# 前三位): two named parts or more, nine digits in all, are a phone, or a card where the
+# text says so.
+_NAMED_PART = re.compile(
+    r"(?:area\s+code|exchange|prefix|line|ends?(?:\s+(?:in|with))?|starts?(?:\s+with)?|"
+    r"(?:first|last|middle|next|final)(?:\s+(?:\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|twelve))?"
+    r"(?:\s+digits)?|(?:the\s+)?rest|尾号|开头|结尾|前[一二三四五六七八\d]位|后[一二三四五六七八\d]位|中间(?:[一二三四五六七八\d]位)?)"
+    r"\s*(?:(?:is|are|was|were|=|:|：|是|为)\s*)?(\d{3,8}(?:\s\d{3,4})?)(?!\d|[.:/]\d)")
+_CARD_WORDS = re.compile(r"卡|(?<![a-z])(?:card|visa|mastercard|amex|debit|credit)(?![a-z])")
+
+
+def _named_parts(text: str) -> str | None:
+    parts = [re.sub(r"\D", "", match.group(1)) for match in _NAMED_PART.finditer(text)]
+    total = sum(map(len, parts))
+    if len(parts) < 2 or total < 9:
+        return None
+    if total >= 13 and _CARD_WORDS.search(text):
+        return "bank_card"
+    return "phone" if total <= 12 else None
+
+
 def number_kinds(text: str):
     """Yield the kind of every identifying number in normalized `text` (an institution's
     public line is not one)."""
     text = _without_public_lines(text)
-    if _LANDLINE.search(text) or _NANP.search(text) or _context_phone(text):
+    if (_LANDLINE.search(text) or _NANP.search(text) or _NANP_COLLAPSED.search(text) or _INTERNATIONAL.search(text)
+            or _context_phone(text)
+            or _found(_SHORT_PHONE, text, _a_short_phone)):
         yield "phone"
+    if _labelled_id(text):
+        yield "id_number"
+    parts = _named_parts(text)
+    if parts:
+        yield parts
+    if _iban(text) or _found(_ACCOUNT, text, _an_account):
+        yield "bank_card"
     for groups in _digit_chains(text):
         # Every contiguous run of groups, so that "110105194912310021 13812345678"
         # is seen as an identity number and a phone number, not one long number.

@@ -39,9 +39,16 @@ HEALTH_RULES = {
     ),
     # a pregnancy said without the word: 怀上了, 孕 12 周, 产检
     "health_pregnancy": (
-        rf"怀上了|怀了(?:二胎|三胎|孩子|宝宝|{_MONTHS})|有喜了|显怀|孕吐|产检|孕{_MONTHS}|孕(?:早|中|晚)期",
-        ["小周老师怀上了", "她孕 20 周了", "王老师这周要去产检", "陈老师最近孕吐厉害"],
-        ["讲讲怀孕的生物学知识点", "怀了一颗感恩的心", "孕育了新的希望"],
+        rf"怀上了|怀了(?:二胎|三胎|孩子|宝宝|{_MONTHS})|有喜了|显怀|孕吐|产检|孕{_MONTHS}|孕(?:早|中|晚)期|"
+        # "is expecting a baby / twins / her second", "expecting - due in April", "baby is due"
+        r"\b(?:is|she's|they're|are)\s+expecting\s+(?:a\s+baby|a\s+little\s+one|twins|triplets|again|"
+        r"(?:her|their)\s+(?:first|second|third|1st|2nd|3rd)\b)|"
+        r"\bexpecting\s*[-–—,(:]\s*(?:she's\s+|she\s+is\s+|baby\s+)?due\b|\bbaby\s+(?:is\s+)?due\b",
+        ["小周老师怀上了", "她孕 20 周了", "王老师这周要去产检", "陈老师最近孕吐厉害",
+         "Mrs Khan is expecting - due in April, keep it quiet", "Ms Reed is expecting her second",
+         "her baby is due in March"],
+        ["讲讲怀孕的生物学知识点", "怀了一颗感恩的心", "孕育了新的希望", "the head is expecting the reports by Friday",
+         "I'm not sure what she is expecting; the essay is due in April", "the coursework is due in May"],
     ),
     # What people say instead of the word (EUPHEMISM_RULES: the rules' verdict stands, as the
     # judge reads these as ordinary words): the pregnancy emoji, 有了（三个月）, autism's

@@ -49,6 +49,18 @@ def generated_id_numbers(count: int = 6, seed: int = 11643) -> list[str]:
 _IDS = generated_id_numbers()
 
 SENSITIVE: list[tuple[str, str]] = [
+    # Ritalin and Strattera by their Hong Kong / brand names, prison in slang
+    ("陳家豪有過動，早上在家食咗『利他能』", "health"),
+    ("Maya started Strattera last month", "health"),
+    ("罗宇航的爸爸进去“踩缝纫机”了，要三年后才出来", "family"),
+    ("他舅舅还在吃牢饭", "family"),
+    # another country's identity number, a bank account, a number read out as heard or in parts
+    ("Tyler's SSN is 512-44-9083", "id_number"),
+    ("NI: NH\u200b58\u200b33\u200b90\u200bC for the work experience form", "id_number"),
+    ("PTA refunds: Karen Doyle, account 41829375, sort code 20-45-77", "bank_card"),
+    ("Refund to IBAN DE44 5001 0517 5407 3249 31", "bank_card"),
+    ("Granny's landline: oh won too won, for five tree, seven tree ate ate", "phone"),
+    ("area code 617, exchange 555, and his mum's line ends 0199", "phone"),
     # identity numbers (generated, checksummed), in sentences and spaced out
     (f"学生张三的身份证号是{_IDS[0]}", "id_number"),
     (f"身份证：{_IDS[1]}，请登记", "id_number"),
@@ -165,6 +177,12 @@ SENSITIVE: list[tuple[str, str]] = [
 ]
 
 BENIGN: list[str] = [
+    # near the new terms and number rules
+    "有什么提高学生课堂专注力的小游戏？",
+    "体检当天早上需要空腹，请提醒孩子不要吃早饭",
+    "Parents with questions can call the main office at (212) 555-0100 during school hours",
+    "Quiz: which is the valid format for a Social Security number, 123-45-6789 or 12-345-6789?",
+    "We won 3 to 1, and for 2 weeks we were top",
     # records of no one: settings, a search, a class's statistics
     '{"font_size": 12, "line_height": 1.5, "page_count": 3}',
     "https://example.com/search?q=grade+boundaries&sort_by=date",
