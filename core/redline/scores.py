@@ -101,11 +101,12 @@ SCORE_RULES_ZH = {
         rf"(?:{_ASSESSED}|阅读|听写|默写|卷面|小测|选择题|填空题|解答题)\s*(?:部分|题)?\s*(?:[:：是为]|得了?|拿了?|只有|才|"
         rf"考了?)?\s*\d{{1,3}}(?:\.\d+)?\s*/\s*\d{{2,3}}(?![\d/.])|"
         rf"(?:{SUBJECTS})\s*(?:应该|应当|应)\s*(?:是|为)\s*\d{{1,3}}(?:\.\d+)?(?!\s*(?:{_NOT_A_SCORE_UNIT}))|"
-        rf"(?:听写|默写)[^，,。.;；!！?？\n]{{0,8}}?错了\s*{NUM}\s*个|"
+        rf"(?:听写|默写|听力|口算|计算题|选择题|填空题|阅读)[^，,。.;；!！?？\n]{{0,8}}?错了\s*{NUM}\s*(?:个|道|题|处)|"
         # marks lost on a part: 阅读理解丢了18分, 作文被扣了10分 (被扣分 in a mark scheme has no 了)
         rf"(?:{_ASSESSED}|阅读理解|阅读|完形填空|完形|卷面|选择题|填空题|解答题|大题|小题|计算题|应用题)[^，,。.;；!！?？\n]{{0,6}}?"
         rf"(?:丢了|扣了|失了|被扣了|丢掉了|白丢了)\s*{NUM}\s*(?:多\s*)?分(?!钟)",
         ["钱雨桐作文38/60", "阅读部分 15/40", "梁晨语文应该是87不是78", "孔祥听写20个词错了14个", "作文：42 / 60",
+         "你这次英语听力错了9道",
          "曹子涵阅读理解丢了18分", "他作文被扣了十分"],
         ["作文满分60分", "第3/10题", "听写时错了的词要订正三遍", "语文应该是第一节课", "作文题目见第12页",
          "作文字数不足的扣5分", "选择题错一个扣3分"],
@@ -361,9 +362,14 @@ SCORE_RULES_EN = {
         r"(?:an?\s+)?[\"'“]?(?:a\*|" + _EN_LETTER + r")(?![a-z0-9])|"
         r"\b(?:went|jumped|rose|climbed|fell|dropped|slipped|improved|moved)\s+(?:up\s+|down\s+)?from\s+\d{1,3}\s*%?\s+"
         r"to\s+\d{1,3}\s*%?\s+(?:on|in)\s+(?:the|his|her|their|a)\s+(?:[\w\-]+\s+){0,2}?(?:test|quiz|exam|paper|"
-        r"assessment|benchmark|mock|check|screening)s?\b",
+        r"assessment|benchmark|mock|check|screening)s?\b|"
+        # "his coursework was marked at 12/40", "her times tables check was 34 out of 60"
+        r"\b(?:was|were|been|got|is)\s+(?:marked|graded|scored|moderated)\s+(?:at|as)\s+\d{1,3}\s*(?:/|out\s+of)\s*\d{1,3}\b|"
+        r"\b(?:his|her|their)\s+(?:[\w\-]+\s+){0,2}?(?:test|quiz|exam|paper|assessment|mock|check|screening|coursework|"
+        r"essay)\s+(?:score\s+|mark\s+|result\s+)?(?:was|is|came\s+back\s+at)\s+\d{1,3}\s*(?:/|out\s+of)\s*\d{1,3}\b",
         ["Tyler got 17/50 on the vocab test", "I gave Noah's essay a C+", "she marked her artwork an A-",
-         "Samuel went from 52 to 81 on the reading benchmark", "14 out of 40 in the spelling test"],
+         "Samuel went from 52 to 81 on the reading benchmark", "14 out of 40 in the spelling test",
+         "Leo's coursework was marked at 12/40", "his times tables check was 34 out of 60"],
         ["Give the essay a title", "The test is on 3/15", "Marks: 20 out of 20 on the rubric",
          "The clock went from 12 to 3 in the story", "Give each essay a mark out of 30"],
     ),
