@@ -54,6 +54,11 @@ SENSITIVE: list[tuple[str, str]] = [
     ("Maya started Strattera last month", "health"),
     ("罗宇航的爸爸进去“踩缝纫机”了，要三年后才出来", "family"),
     ("他舅舅还在吃牢饭", "family"),
+    ("Ravi's parents are splitting up and he's in bits", "family"),
+    ("Ella has a social worker and is on a child protection plan", "family"),
+    ("the Okafors were evicted last week and are sofa-surfing", "family"),
+    ("阎博文脑震荡了，这两周少看屏幕", "health"),
+    ("Mrs Dunn's back has gone again and the physio says no standing", "health"),
     # another country's identity number, a bank account, a number read out as heard or in parts
     ("Tyler's SSN is 512-44-9083", "id_number"),
     ("NI: NH\u200b58\u200b33\u200b90\u200bC for the work experience form", "id_number"),
@@ -183,6 +188,9 @@ BENIGN: list[str] = [
     "Parents with questions can call the main office at (212) 555-0100 during school hours",
     "Quiz: which is the valid format for a Social Security number, 123-45-6789 or 12-345-6789?",
     "We won 3 to 1, and for 2 weeks we were top",
+    "Bruno wants to be a physio, can the careers adviser see him",
+    "The response lists evicted facts and the cache's eviction policy",
+    "Priya's mum is an ICU nurse on nights",
     # records of no one: settings, a search, a class's statistics
     '{"font_size": 12, "line_height": 1.5, "page_count": 3}',
     "https://example.com/search?q=grade+boundaries&sort_by=date",
