@@ -269,7 +269,7 @@ _EN_WORD = re.compile(r"double[\s\-]+(\w+)|triple[\s\-]+(\w+)|\w+")
 # joined by "then", and a group of digits may have letters for digits in it (9O2, 33l8).
 _EN_HEARD_WORDS = {"won": 1, "too": 2, "for": 4, "fore": 4, "ate": 8}
 _EN_HEARD_TOKEN = ("(?:" + "|".join([*_EN_DIGIT_WORDS, *_EN_HEARD_WORDS])
-                   + r"|double[\s\-]+\w+|triple[\s\-]+\w+|[0-9oli]*\d[0-9oli]*)")
+                   + r"|double[\s\-]+\w+|triple[\s\-]+\w+|(?=[oli]*\d)[0-9oli]++)")  # possessive: linear on a long run
 _EN_HEARD_SEP = r"(?:[\s,\-;:]+(?:(?:and\s+)?then\s+)?)"
 _EN_HEARD_RUN = re.compile(rf"\b{_EN_HEARD_TOKEN}(?:{_EN_HEARD_SEP}{_EN_HEARD_TOKEN}){{2,}}\b")
 _EN_HEARD_MIN_DIGITS = 7

@@ -191,3 +191,10 @@ def test_a_disguise_is_seen(text):
 ])
 def test_ordinary_text_is_not_disguised(text):
     assert not normalize_module.disguised(text)
+
+
+@pytest.mark.timeout(15)  # a hang guard, not a speed figure: the heard-run pattern took ~290 s on a run of digits
+@pytest.mark.parametrize("text", ["1" * 100_000, "1o" * 50_000, "won too " * 20_000, "S4ZS " * 20_000,
+                                  "1x" * 50_000, "12 for 34 " * 10_000])
+def test_a_long_run_normalizes_without_backtracking(text):
+    assert normalize(text)

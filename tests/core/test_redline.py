@@ -264,3 +264,9 @@ def test_a_run_of_base64_is_also_read_decoded():
 @pytest.mark.parametrize("text", ["=" + "?" * 100_000, "=?a" * 50_000, "a=b " + "为什么?" * 12_500])
 def test_record_view_reads_a_long_run_of_question_marks_without_backtracking(text):
     assert redline.record_view(text) == ""
+
+
+@pytest.mark.timeout(15)  # a hang guard, not a speed figure: "N 门都挂红灯" read a run of digits in ~160 s
+@pytest.mark.parametrize("text", ["1" * 100_000, "1 2 " * 25_000, "ssn " * 25_000, "first four 4532 " * 6_000])
+def test_check_reads_a_long_run_of_digits_without_backtracking(text):
+    assert redline.check(text).kinds == ()  # no number of anybody's, and an answer in time
