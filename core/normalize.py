@@ -49,6 +49,10 @@ __all__ = ["disguised", "fold", "normalize", "to_simplified"]
 
 _MAX_UNESCAPE_ROUNDS = 4
 
+#: Lower-case letters that stand for digits inside a number (138l2345678, O7823 O469O1 once
+#: lower-cased): the one table the red line reads numbers with too.
+LETTERS_AS_DIGITS = str.maketrans("oli", "011")
+
 # Scripts whose letters are folded onto Latin look-alikes (the confusables table also
 # lists CJK and symbol pairs, which must not be touched: 一 is not a dash).
 _FOLDED_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LATIN", "LISU", "OLD ITALIC",
@@ -290,7 +294,7 @@ def _en_heard_run(match: re.Match) -> str:
         elif word.group() in words:
             digits.append(str(words[word.group()]))
         elif word.group() not in ("then", "and"):
-            digits.append(word.group().translate(_AS_DIGIT))
+            digits.append(word.group().translate(LETTERS_AS_DIGITS))
     joined = "".join(digits)
     if not joined.isdigit() or len(joined) < _EN_HEARD_MIN_DIGITS:
         return _EN_DIGIT_RUN.sub(_en_digit_run, match.group())
@@ -525,7 +529,6 @@ def _latin_disguises(text: str) -> str:
 _LOOKALIKE_DIGITS = re.compile(r"(?<![a-z0-9])[0-9oli]{7,}+(?![a-z])"
                                # or in groups, as a phone is written: O7823 O469O1
                                r"|(?<![a-z0-9])[0-9oli]{3,6}(?:[ \-][0-9oli]{3,6}){1,3}(?![a-z0-9])")
-_AS_DIGIT = str.maketrans("oli", "011")
 
 
 # One or two letters dropped into a long number: 13a812345678
@@ -546,11 +549,11 @@ def _lookalike_digits(match: re.Match) -> str:
     if " " in run or "-" in run:  # in groups: each group mostly digits, and ten digits in all
         groups = re.split(r"[ \-]", run)
         if sum(map(len, groups)) >= 10 and all(sum(c.isdigit() for c in g) >= max(2, len(g) - 2) for g in groups):
-            return run.translate(_AS_DIGIT)
+            return run.translate(LETTERS_AS_DIGITS)
         return run
     # up to two letters in a short run, up to about half of a long one (l7964l8OlO6)
     letters_allowed = max(2, len(run) // 2)
-    return run.translate(_AS_DIGIT) if sum(c.isdigit() for c in run) >= len(run) - letters_allowed else run
+    return run.translate(LETTERS_AS_DIGITS) if sum(c.isdigit() for c in run) >= len(run) - letters_allowed else run
 
 
 def _unescape(text: str) -> str:

@@ -13,6 +13,8 @@ named parts (area code …, exchange …, line …). An IBAN checks itself (modu
 
 import re
 
+from core.normalize import LETTERS_AS_DIGITS
+
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
 
@@ -129,17 +131,24 @@ def _digit_chains(text: str) -> list[list[str]]:
 # A number of 10 to 15 digits right after a word that says "phone" is one, in any
 # country's plan ("Nora's mum: 07911234567", "mobile 07911 123456"); not a date and time
 # (202410151930).
+# The words that say "phone" (the short plans below need one of these), and the words
+# around a contact number that a long one may follow instead ("Nora's mum: 07911234567").
+_PHONE_WORDS_ZH = "电话|手机|座机|微信"
+_PHONE_WORDS_EN = "phone|mobile|mob|tel|cell|landline|whatsapp|wechat"
 _PHONE_CONTEXT = re.compile(
-    r"(?:电话|手机|联系方式|号码|微信|座机|家长|妈妈|爸爸|(?<![a-z])(?:phone|mobile|mob|tel|cell|landline|contact|call|mum|mom|dad|"
-    r"parent|whatsapp|wechat)s?(?![a-z]))[^\n\d]{0,16}(?<!\d)(\d(?:[ \-]?\d){9,14})(?![\d])")
+    rf"(?:{_PHONE_WORDS_ZH}|联系方式|号码|家长|妈妈|爸爸|(?<![a-z])(?:{_PHONE_WORDS_EN}|contact|call|mum|mom|dad|"
+    r"parent)s?(?![a-z]))[^\n\d]{0,16}(?<!\d)(\d(?:[ \-]?\d){9,14})(?![\d])")
 
 
-def _context_phone(text: str) -> bool:
-    for match in _PHONE_CONTEXT.finditer(text):
-        digits = re.sub(r"\D", "", match.group(1))
-        if not (digits[:2] in ("19", "20") and len(digits) in (12, 14)):
-            return True
-    return False
+def _a_date(digits: str) -> bool:
+    """Whether a run of digits reads as a date, or a date and time: 20241015, 202410151930,
+    20241015193000 (not anybody's number)."""
+    return (len(digits) in (8, 12, 14) and digits[:2] in ("19", "20")
+            and _plausible_date(int(digits[:4]), int(digits[4:6]), int(digits[6:8])))
+
+
+def _not_a_date(value: str) -> bool:
+    return not _a_date(re.sub(r"\D", "", value))
 
 
 # An institution's public line is nobody's number: "学校教务处公开电话 0571-86502317", "the
@@ -202,7 +211,6 @@ _ID_LABEL = re.compile(
     r"national\s+id|tax\s+(?:id|file\s+number)|tfn|aadhaa?r|pps\s+number|ppsn)(?![a-z]))"
     r"[^\n\d]{0,32}?(?<![a-z\d])([a-z]{0,3}\d[\da-z \-/().]{4,24})")
 _MIN_LABELLED_DIGITS = 6
-_LOOKALIKE_DIGIT = str.maketrans("oli", "011")
 #: numbers published as examples, nobody's: the SSA's advertising SSNs (123-45-6789 and the
 #: Woolworth wallet card's 078-05-1120) and the IBAN registry's examples
 PUBLISHED_EXAMPLES = frozenset({"123456789", "078051120", "219099999",
@@ -213,7 +221,7 @@ def _labelled_id(text: str) -> bool:
     for match in _ID_LABEL.finditer(text):
         value = re.split(r"\s{2,}|[ ](?=[a-z]{2})", match.group(1))[0]  # up to the next word
         # letters for digits after the first character (S O 4 l 2 7 3 6 F: S0412736F)
-        digits = re.sub(r"\D", "", value[:1] + value[1:].translate(_LOOKALIKE_DIGIT))
+        digits = re.sub(r"\D", "", value[:1] + value[1:].translate(LETTERS_AS_DIGITS))
         if len(digits) >= _MIN_LABELLED_DIGITS and digits not in PUBLISHED_EXAMPLES:
             return True
     return False
@@ -246,19 +254,14 @@ _ACCOUNT = re.compile(
 
 def _an_account(value: str) -> bool:
     groups = re.findall(r"\d+", value)
-    a_date = len(groups) == 1 and groups[0][:2] in ("19", "20") and len(groups[0]) in (8, 12, 14)
-    return max(map(len, groups)) >= 8 and not a_date
+    return max(map(len, groups)) >= 8 and not (len(groups) == 1 and _a_date(groups[0]))
 
 
 # Eight or nine digits after a word that says "phone" (Hong Kong, Singapore and many other
 # plans have eight): 'HK mobile 9268 0041'; not a date (20241015).
 _SHORT_PHONE = re.compile(
-    r"(?:电话|手机|座机|(?<![a-z])(?:phone|mobile|mob|tel|cell|whatsapp|wechat)(?![a-z]))[^\n\d]{0,16}(?<![\d.])"
+    rf"(?:{_PHONE_WORDS_ZH}|(?<![a-z])(?:{_PHONE_WORDS_EN})(?![a-z]))[^\n\d]{{0,16}}(?<![\d.])"
     r"(\d{4}[ \-]?\d{4,5}|\d(?:[ \-]\d){7,8})(?!\d|[.:/]\d)")
-
-
-def _a_short_phone(value: str) -> bool:
-    return not re.sub(r"\D", "", value).startswith(("19", "20"))
 
 
 def _found(pattern: re.Pattern, text: str, accept) -> bool:
@@ -293,8 +296,8 @@ def number_kinds(text: str):
     public line is not one)."""
     text = _without_public_lines(text)
     if (_LANDLINE.search(text) or _NANP.search(text) or _NANP_COLLAPSED.search(text) or _INTERNATIONAL.search(text)
-            or _context_phone(text)
-            or _found(_SHORT_PHONE, text, _a_short_phone)):
+            or _found(_PHONE_CONTEXT, text, _not_a_date)
+            or _found(_SHORT_PHONE, text, _not_a_date)):
         yield "phone"
     if _labelled_id(text):
         yield "id_number"

@@ -195,6 +195,14 @@ def test_dates_times_lists_and_codes_side_by_side_are_not_numbers_to_block(text)
     assert redline.check(text).ok
 
 
+@pytest.mark.parametrize(("text", "is_phone"), [
+    ("phone 20241015", False), ("mobile 2024 1015", False), ("电话 202410151930", False),  # dates and times
+    ("HK mobile 2012 3456", True), ("微信 9268 0041", True), ("landline 2867 1234", True),  # month 12, day 34: no date
+    ("mum's phone 201234567890", True)])
+def test_a_number_after_a_phone_word_is_a_phone_unless_it_reads_as_a_date(text, is_phone):
+    assert ("phone" in redline.number_kinds(normalize(text))) is is_phone
+
+
 def test_table_view_reads_a_comma_separated_table_of_pupils_and_not_prose():
     assert redline.table_view("Pupil,Maths\nTom Hale,38") == "pupil:tom hale, maths:38"
     prose = ("Students chat with the tutor, ask questions, get feedback\n"
