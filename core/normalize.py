@@ -409,12 +409,21 @@ READ_BACKWARDS = re.compile(r"倒着(?:读|念|看)|倒过来(?:读|念|看)|反
                             r"\breversed?\b|\bbackwards?\b|\bread\s+(?:it\s+)?(?:in\s+)?reverse\b|\bright\s+to\s+left\b")
 # A run of text in an encoding anyone can undo, long enough to hold a word: percent-encoded
 # or \x-escaped UTF-8 (%E5%BC%A0…, \xe5\xbc\xa0…), \u escapes, bare hex
-# (e5bca0e4b889…), base64, standard or URL-safe ("5byg5LiJ5pWw5a2m5LiN5Y+K5qC8" is 张三数学不及格)
+# (e5bca0e4b889…) or hex bytes apart (e5 bc a0 e4 …, e5:bc:a0:…), base64, standard or URL-safe ("5byg5LiJ5pWw5a2m5LiN5Y+K5qC8" is 张三数学不及格)
 _ENCODED_RUN = re.compile(
     r"(?P<percent>(?:%[0-9A-Fa-f]{2}){3,})|(?P<escaped>(?:\\x[0-9A-Fa-f]{2}){3,})|(?P<unicode>(?:\\u[0-9A-Fa-f]{4}){2,})|"
     r"(?P<hex>(?<![0-9A-Za-z])(?=[0-9]*[A-Fa-f])(?:[0-9A-Fa-f]{2}){6,}(?![0-9A-Za-z]))|"
+    r"(?P<hexbytes>(?<![0-9A-Za-z:])(?:[0-9A-Fa-f]{2}[ :]){5,}[0-9A-Fa-f]{2}(?![0-9A-Za-z:]))|"
     r"(?P<base64>(?<![\w+/=\-])[A-Za-z0-9+/\-_]{12,}={0,2}(?![\w+/=\-]))")
 _CJK_TEXT = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+# Printable ASCII written in the tag block (U+E0020-U+E007E), which no screen shows: "ASCII
+# smuggling" (the number after "Zhang Yutong's number:" is there, in tags). Two or more in
+# a row; one alone between digits is a separator, which the fold drops.
+_TAG_OFFSET = 0xE0000
+_TAG_RUN = re.compile("[\U000E0020-\U000E007E]{2,}")
+
+
+_WORD = re.compile(r"(?<![^\W\d_])[A-Za-z]{2,}(?![^\W\d_])")
 
 
 def _reads(decoded: str) -> bool:
@@ -425,7 +434,10 @@ def _reads(decoded: str) -> bool:
     if len(_CJK_TEXT.findall(decoded)) >= 2:
         return True
     letters = sum(ch.isalpha() or ch == " " for ch in decoded)
-    return len(decoded) >= 4 and letters >= 0.8 * len(decoded) and bool(re.search(r"[aeiouy]", decoded, re.I))
+    if len(decoded) < 4 or not re.search(r"[aeiouy]", decoded, re.I):
+        return False
+    # mostly letters, or words with numbers between them ("Chloe Nguyen - Maths 34/100")
+    return letters >= 0.8 * len(decoded) or (letters >= 0.6 * len(decoded) and len(_WORD.findall(decoded)) >= 3)
 
 
 def _decode_run(kind: str, run: str) -> str | None:
@@ -434,8 +446,8 @@ def _decode_run(kind: str, run: str) -> str | None:
     if kind in ("percent", "escaped"):
         return bytes(int(run[i + 1 + (kind == "escaped"):i + 3 + (kind == "escaped")], 16)
                      for i in range(0, len(run), 3 + (kind == "escaped"))).decode("utf-8")
-    if kind == "hex":
-        return bytes.fromhex(run).decode("utf-8")
+    if kind in ("hex", "hexbytes"):
+        return bytes.fromhex(run.replace(":", " ")).decode("utf-8")
     body = run.rstrip("=")
     if len(body) % 4 == 1 or body.isdigit() or body.isalpha() and (body.islower() or body.isupper()):
         return None
@@ -445,7 +457,8 @@ def _decode_run(kind: str, run: str) -> str | None:
 
 def encodings_decoded(text: str) -> str | None:
     """`text` with each run of an encoding (_ENCODED_RUN) that decodes to text a person
-    wrote replaced by that text, or None when there is none. A word, a number or an
+    wrote replaced by that text, and ASCII in tag characters (_TAG_RUN) as ASCII, or None
+    when there is none. A word, a number or an
     identifier rarely decodes to UTF-8 that reads: it is left as it is."""
     found = False
 
@@ -461,6 +474,9 @@ def encodings_decoded(text: str) -> str | None:
         return plain
 
     replaced = _ENCODED_RUN.sub(decoded, text)
+    if _TAG_RUN.search(replaced):  # ASCII hidden in tag characters, invisible on screen
+        found = True
+        replaced = _TAG_RUN.sub(lambda m: "".join(chr(ord(c) - _TAG_OFFSET) for c in m.group()), replaced)
     return replaced if found else None
 
 

@@ -41,6 +41,7 @@ for a stored fact before each injection.
 import codecs
 import functools
 import json
+import os
 import re
 import unicodedata
 from collections.abc import Callable
@@ -432,13 +433,16 @@ def _column_name(name: str) -> str:
 
 
 def _json_fields(text: str) -> bool:
-    """Whether `text` is a JSON object or a list of them (its keys are a record's even when
-    no word is joined in them: {"name": "何沐阳", "rank": "41/45"})."""
-    stripped = text.strip()
-    if not stripped[:1] in ("{", "[") or len(stripped) > _MAX_RECORD_CHARS:
+    """Whether `text` holds a JSON object or a list of them, after a line that asks for
+    something or not (its keys are a record's even when no word is joined in them:
+    {"name": "何沐阳", "rank": "41/45"}; 帮我拼一下：{"name": …})."""
+    if len(text) > _MAX_RECORD_CHARS:
+        return False
+    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
+    if start < 0:
         return False
     try:
-        value = json.loads(stripped)
+        value, _end = json.JSONDecoder().raw_decode(text, start)
     except (ValueError, RecursionError):
         return False
     return isinstance(value, dict) or (isinstance(value, list) and any(isinstance(item, dict) for item in value))
@@ -471,13 +475,38 @@ def _split_numbers(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     card p1..p4), joined again under the first one's key."""
     out, run = [], []
     for key, value in [*pairs, ("", "")]:
-        if re.fullmatch(r"\d{1,6}", value.strip()):
+        if re.fullmatch(r"\d{1,6}", value.strip()) and (not run or _parts_of_one(run[0][0], key)):
             run.append((key, value.strip()))
             continue
         if len(run) > 1 and sum(len(v) for _k, v in run) >= 9:
             out.append((run[0][0], "".join(v for _k, v in run)))
-        run = []
+        run = [(key, value.strip())] if re.fullmatch(r"\d{1,6}", value.strip()) else []
     return out
+
+
+def _parts_of_one(first: str, key: str) -> bool:
+    """Whether two keys name parts of one value: a common stem and a short mark each (f1 f2,
+    tel a, tel b, sfz 1); not the columns of a table of marks (english, geo)."""
+    stem = os.path.commonprefix([first, key])
+    return bool(stem.strip()) and len(first) - len(stem) <= 3 and len(key) - len(stem) <= 3
+
+
+#: how much more common a word must be shifted back than as written to be read shifted
+_ROT13_MORE_COMMON = 10
+
+
+def _rot13_words(text: str) -> str:
+    """`text` with the words shifted back that are English once shifted, far more than as
+    written: a sentence partly in rot13 ("Amara's HK mobile: fvk rvtug … avar" is "six
+    eight … nine"; avar is a word, but a rare one)."""
+    vocabulary = terms.english_words()
+
+    def shifted(match: re.Match) -> str:
+        word = match.group()
+        back = codecs.decode(word, "rot13")
+        seen = vocabulary.get(back.lower(), 0)
+        return back if seen and seen > _ROT13_MORE_COMMON * vocabulary.get(word.lower(), 0) else word
+    return re.sub(r"[A-Za-z]{2,}", shifted, text)
 
 
 def _check(text: str) -> Verdict:
@@ -492,8 +521,8 @@ def _check(text: str) -> Verdict:
     if READ_BACKWARDS.search(plain):  # （倒着读）名一后最班全
         views.append((text[::-1], normalize(text[::-1])))
     if ROT13.search(plain):  # (rot13) Ryyn unf nfguzn
-        shifted = codecs.decode(text, "rot13")
-        views.append((shifted, normalize(shifted)))
+        for shifted in (codecs.decode(text, "rot13"), _rot13_words(text)):
+            views.append((shifted, normalize(shifted)))
     decoded = encodings_decoded(text)  # 家长发来：5byg5LiJ5pWw5a2m5LiN5Y+K5qC8
     if decoded is not None:
         views.append((decoded, normalize(decoded)))

@@ -268,6 +268,38 @@ def test_a_run_of_base64_is_also_read_decoded():
         assert encodings_decoded(text) is None, text
 
 
+def test_a_sentence_partly_in_rot13_is_read_with_its_shifted_words_back():
+    # "mobile: zero seven nine one one two three four five six seven" (avar, "nine", is a rare word)
+    assert redline.check("Noah's mobile: mreb frira avar bar bar gjb guerr sbhe svir fvk frira (rot13)").kinds == ("phone",)
+    assert redline._rot13_words("the bus (rot13) fvk avar") == "the bus (rot13) six nine"
+
+
+def test_hex_bytes_written_apart_and_base64_of_words_and_marks_are_read_decoded():
+    spaced = "e7 8e 8b e5 b0 8f e6 98 8e e8 8b b1 e8 af ad e4 b8 8d e5 8f 8a e6 a0 bc"  # 王小明英语不及格
+    assert encodings_decoded(f"UTF-8：{spaced}") == "UTF-8：王小明英语不及格"
+    assert encodings_decoded(f"bytes {spaced.replace(' ', ':')}") == "bytes 王小明英语不及格"
+    # "Liam Ortiz - Science 41/100 - rank 27 of 28": words with marks between them
+    assert redline.check("decode: TGlhbSBPcnRpeiAtIFNjaWVuY2UgNDEvMTAwIC0gcmFuayAyNyBvZiAyOA==").kinds == ("score",)
+    assert encodings_decoded("MAC 00:1a:2b:3c:4d:5e, serial 12 34 56 78 9a bc") is None
+
+
+def test_ascii_hidden_in_tag_characters_is_read():
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "13912345678")
+    assert redline.normalize(f"number:{hidden}") == "number:"  # invisible: the fold drops it ...
+    assert encodings_decoded(f"number:{hidden}") == "number:13912345678"  # ... and it is read as ASCII
+    assert redline.check(f"Zoe's number:{hidden} (copy the blank bit)").kinds == ("phone",)
+    # one tag character between digits is a separator, which the fold drops
+    assert redline.check("1\U000E0041" + "3812345678").kinds == ("phone",)
+
+
+def test_a_record_after_a_line_of_request_is_read_as_a_record():
+    text = '合唱团通讯录拼一下：{"name": "潘宇轩", "f1": "１５０２", "f2": "２２３５", "f3": "９９３"}'
+    assert redline.check(text).in_records == ("phone",)
+    # the marks of a table are not parts of one number (135 90 82 25 90 is no mobile)
+    marks = '帮我算平均分 [{"name": "史欣妍", "english": 135, "geo": 90, "history": 82, "politics": 25, "bio": 90}]'
+    assert redline.check(marks).kinds == ("score",)
+
+
 @pytest.mark.timeout(15)  # a hang guard, not a speed figure: the quadratic pattern took 20-40 s on these
 @pytest.mark.parametrize("text", ["=" + "?" * 100_000, "=?a" * 50_000, "a=b " + "为什么?" * 12_500])
 def test_record_view_reads_a_long_run_of_question_marks_without_backtracking(text):
