@@ -246,6 +246,7 @@ RULES: tuple[Rule, ...] = (
           "one three eight one two three four five six seven eight", "王老师家里座机 010-62345678",
           "Nora's mum: zero seven nine one one two three four five six seven", "mobile 07911 123456",
           "学校办公室：王老师手机13812345678", "Mrs Chan's HK mobile is 9268 0041", "佢阿媽電話係 9876 5432",
+          "Amara's HK mobile for the exchange week: 6844 8396",
           "(604) 555-0122 is the number for Harper's guardian", "(6O4) SSS-OlBB is her dad's",
           "landline oh won too won, for five tree, seven tree ate ate",
           "plus four four, seventy-seven hundred, nine hundred, five six one",

@@ -260,7 +260,7 @@ def _an_account(value: str) -> bool:
 # Eight or nine digits after a word that says "phone" (Hong Kong, Singapore and many other
 # plans have eight): 'HK mobile 9268 0041'; not a date (20241015).
 _SHORT_PHONE = re.compile(
-    rf"(?:{_PHONE_WORDS_ZH}|(?<![a-z])(?:{_PHONE_WORDS_EN})(?![a-z]))[^\n\d]{{0,16}}(?<![\d.])"
+    rf"(?:{_PHONE_WORDS_ZH}|(?<![a-z])(?:{_PHONE_WORDS_EN})(?![a-z]))[^\n\d]{{0,32}}(?<![\d.])"
     r"(\d{4}[ \-]?\d{4,5}|\d(?:[ \-]\d){7,8})(?!\d|[.:/]\d)")
 
 

@@ -14,7 +14,7 @@ _EN_SUBJECTS = ("math|maths|mathematics|english|physics|chemistry|biology|histor
                 "literature|art|music|pe|reading|writing|french|spanish|german|economics|computing|algebra|geometry")
 # What may follow a number that is NOT a score: 45分钟, 第3章, 10道题, 教了20年 …
 _NOT_A_SCORE_UNIT = (r"分钟|章|节|课|题|道|页|个|人|名|班|级|届|次|周|天|小时|年|岁|篇|套|份|册|单元|讲|词|本|组|号|楼|室|"
-                     r"%|[.．]\d|\d|分制|分的|分值|分满分")
+                     r"%|[.．:：]\d|\d|分制|分的|分值|分满分")
 _RANK_NOT_UNIT = (r"[\d一二三四五六七八九十百]|\s*(?:[节周章课天页题单元行列组排次个道位批届期段部场轮种类项]|分钟|小时|"
                   r"的\s*(?:题|知识|错|内容|原因|问题|作品|单词|词|书|课))")
 _EN_MARK = r"(?:scores?|marks?|results?|grades?|points?)"
@@ -48,7 +48,7 @@ SCORE_RULES_ZH = {
         rf"\d{{1,3}}(?:\.\d+)?(?!\s*(?:{_NOT_A_SCORE_UNIT}))",
         ["李华数学92", "她英语成绩76", "張偉物理期末 59", "小明数学考了九十二分", "成绩：90", "化学得了3分",
          "翟丽这次没考好，物理刚刚 60"],
-        ["数学课每周5节", "数学3班和5班", "一节数学课45分钟", "数学第3章", "期末考试在第18周",
+        ["数学课每周5节", "数学3班和5班", "一节数学课45分钟", "数学第3章", "期末考试在第18周", "第1节语文 8:00-8:45",
          "期末考试各科满分：语文120，数学120，英语120，物理70"],
     ),
     # 考了85分, 只考了59, 拿了满分, 得了零分
