@@ -400,6 +400,95 @@ def table_view(text: str) -> str:
     return "\n".join(out)
 
 
+# The fields of a list of people that says where they are and what they do, and nothing
+# about them: a name and a class, a room, a bed, a seat, a bus stop, a duty, a club …
+_ROSTER_FIELD = re.compile(
+    r"(?:(?:(?:first|last|full|given|family|sur)\s*)?name|student|pupil|child|children|kid|player|candidate|"
+    r"member|class|form|tutor|group|house|year|room|dorm|dormitory|bed|seat|desk|table|locker|bus|route|stop|"
+    r"pick\s*up|pickup|drop\s*off|time|day|date|week|duty|task|job|role|club|team|position|pos|jersey|shirt|number|"
+    r"no|num|id|sid|event|lane|heat|lunch|sitting|lunch\s+sitting|batch|line|period|teacher|staff|coach|venue|"
+    r"location|place|session|slot|shift|kit|size|colou?r|peg|tray|gate|row|partner|captain|instrument|topic|"
+    r"elective|option|(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|wed|thu|fri)s?|"
+    r"选修课|课程|节次|周[一二三四五六日]|星期[一二三四五六日]|"
+    r"姓名|名字|学生|同学|队员|选手|班级|班|年级|宿舍|寝室|楼|房间|房号|床位|床号|座位|座号|座位号|桌号|组|小组|组别|值日|"
+    r"值日生|任务|日期|星期|时间|地点|路线|线路|站点|站|校车|车次|社团|活动|项目|号码|编号|学号|考号|准考证号|考场|储物柜|"
+    r"柜号|批次|餐次|职务|岗位|分工|性别|老师|教室|场地|球衣号|号|组长|队长|搭档|乐器")
+_ROSTER_PERSON = re.compile(r"names?|students?|pupils?|child|children|kids?|players?|candidates?|members?|"
+                            r"姓名|名字|学生|同学|队员|选手")
+_FIELD_SUFFIX = re.compile(r"\s*(?:no\.?|number|num|name|#|号|名称|编号|[(（][^)）]{0,12}[)）])$")
+_SQL_COLUMNS = re.compile(r"insert\s+into\s+[\w.`\"]+\s*\(([^)]{1,300})\)", re.IGNORECASE)
+_XML_FIELD = re.compile(r"<([A-Za-z_][\w\-]{0,30})>[^<>\n]{0,80}</\1>|\s([A-Za-z_][\w\-]{0,30})=[\"']")
+_QUOTED_KEY = re.compile(r"[\"']([^\"'\n]{1,30})[\"']\s*:")
+_LINE_KEY = re.compile(r"^\s*(?:-\s+)?([A-Za-z_\u4e00-\u9fff][\w\u4e00-\u9fff .()（）#]{0,24}?)\s*[:=：]", re.MULTILINE)
+_A_NAME = re.compile(r"[A-Z][a-z]+(?:[ '\-][A-Z][a-z']+)?")
+_DICT_OF_NAMES = re.compile(r"([A-Za-z_]\w{0,30})\s*=\s*\{")
+
+
+def _paste_fields(text: str) -> list[str]:
+    """The names of the fields of a paste of data in `text`: SQL columns, XML elements and
+    attributes, a table's header, a record's or a literal's keys (each in words:
+    _column_name); a dict keyed by people's names ("seats = {"Ethan": 14, …}") gives "name"
+    and its own name."""
+    fields = []
+    for match in _SQL_COLUMNS.finditer(text):
+        fields += match.group(1).split(",")
+    for tag, attribute in _XML_FIELD.findall(re.sub(r"<\?[^>]*\?>", "", text)):
+        fields.append(tag or attribute)
+    if not fields:
+        fields += _table_header(text)
+    keys = _QUOTED_KEY.findall(text)
+    dicts = _DICT_OF_NAMES.findall(text)
+    if dicts and keys and all(_A_NAME.fullmatch(key) for key in keys):
+        fields += ["name", *dicts]
+    elif not fields:
+        fields += keys + _LINE_KEY.findall(text) + dicts
+    return [_column_name(field.strip(" \"'`")) if field.isascii() else field.strip(" \"'`")
+            for field in fields if field.strip(" \"'`")]
+
+
+def _table_header(text: str) -> list[str]:
+    """The header of a table of three rows or more (tab-, pipe- or comma-separated cells, as
+    many in each row), among its first four lines; [] when there is none."""
+    lines = [line.strip().strip("|") for line in text.splitlines() if line.strip()]
+    for line in lines[:4]:
+        for separator in ("\t", "|", ","):
+            cells = [cell.strip() for cell in line.split(separator)]
+            if (len(cells) >= 2 and all(0 < len(cell) <= 30 and not re.search(r"[\"'{}\[\]]", cell) for cell in cells)
+                    and sum(len(other.split(separator)) == len(cells) for other in lines) >= 3):
+                return cells
+    return []
+
+
+def _roster_field(field: str) -> bool:
+    return bool(_ROSTER_FIELD.fullmatch(field) or _ROSTER_FIELD.fullmatch(_FIELD_SUFFIX.sub("", field)))
+
+
+# A line of a paste of data: a table's row, a record's field, a row of SQL, an XML element,
+# a line that opens or closes a literal or an item of a list.
+_DATA_LINE = re.compile(r"[\t|:=：,，]|^\s*[<{(\[\"'\-]|[>})\],;]\s*$")
+
+
+def _caption(text: str) -> str:
+    """The first line of `text` when it is no line of data ("新生宿舍分配", "Bus list for
+    Friday"), else ''."""
+    first = text.strip().split("\n", 1)[0]
+    return "" if _DATA_LINE.search(first) else first
+
+
+def roster(text: str) -> bool:
+    """Whether `text` is a list of people and where they are or what they do (a dormitory's
+    beds, a bus list, a duty rota, seats, candidate numbers), or a timetable: every field it
+    has is a name or such a field (_ROSTER_FIELD). The learned judge, fitted on sentences,
+    takes a list of names for a list of people's secrets (p 0.99 on a dormitory list);
+    screen() asks it about the list's caption only. Every line after the first is a line of
+    data (a row, a field, an element)."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if not all(_DATA_LINE.search(line) for line in lines[1:]):
+        return False  # a line of prose among the rows ("她那个病又犯了") is for the judge
+    fields = _paste_fields(text)
+    return len(set(fields)) >= 2 and all(_roster_field(field) for field in fields)
+
+
 _URL_QUERY = re.compile(r"[?&]([^\s=&#?]{1,64})=([^\s&#]{0,200})")
 # a key of an exported record, quoted or not, and its value: "semester_grade": "D+", apScore=2
 _RECORD_PAIR = re.compile(r"""["']?([A-Za-z][\w.\-]{0,40})["']?\s*[:=]\s*["']?([^"'\n,{}\[\]]{1,80})""")
@@ -568,10 +657,17 @@ def screen(text: str) -> Verdict:
     judged = learned.judge(text)
     if judged is None:
         return verdict
+    listed = judged.sensitive > learned.params().low and roster(text)
+    if listed:  # the judge reads the list's caption only, and what the rules find stands
+        caption = _caption(text)
+        judged = (learned.judge(caption) if caption else None) or _NOTHING_JUDGED
     return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=learned.params(),
                           disguised=written_in_disguise(text, verdict.kinds), in_records=verdict.in_records,
-                          exercise=word_problem(text, _plain(text))),
+                          exercise=word_problem(text, _plain(text)), listed=listed),
                    verdict.in_records)
+
+
+_NOTHING_JUDGED = learned.Judgement(sensitive=0.0, kind="score")
 
 
 def written_in_disguise(text: str, rule_kinds: tuple[str, ...]) -> bool:
@@ -596,17 +692,18 @@ _STANDING = tuple(rule for rule in RULES if rule.name in EUPHEMISM_RULES + UNJUD
 
 def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int,
            limits: learned.Params, disguised: bool = False, in_records: tuple[str, ...] = (),
-           exercise: bool = False) -> tuple[str, ...]:
+           exercise: bool = False, listed: bool = False) -> tuple[str, ...]:
     """`screen()`'s decision from what the rules found in a text of `chars` characters and
     what the judge made of it (bench/redline_fit.py chooses the limits with this function).
     On a `disguised` text (`written_in_disguise`: invisible characters, other scripts'
     digits, look-alike letters, A.D.H.D …) what the rules find stands, and so does what
     they find in a table or a record of a person (`in_records`: the judge is fitted on
     sentences, and a column's name says what its value is). In a word problem (`exercise`)
-    the judge alone does not find a score: its marks are made up."""
+    the judge alone does not find a score: its marks are made up. In a roster (`listed`:
+    roster()) what the rules find stands, and `judged` is the judge's reading of its caption."""
     kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS} | set(in_records)
     if (judged.sensitive > limits.low or judged.clause > limits.clause_low or chars < _RULES_STAND_BELOW_CHARS
-            or disguised):
+            or disguised or listed):
         kinds.update(rule_kinds)
     if (judged.sensitive > limits.high or judged.clause > limits.clause_high) and not kinds \
             and not (exercise and judged.kind == "score"):

@@ -244,6 +244,40 @@ def test_screen_lets_the_rules_stand_on_a_disguised_sentence(monkeypatch):
     assert redline.screen(plain).ok and not redline.screen(hidden).ok
 
 
+ROSTERS = [
+    "宿舍\t床位\t姓名\t班级\n3号楼210\t1\t欧阳可馨\t高一3班\n3号楼210\t2\t施雨泽\t高一5班\n3号楼210\t3\t柯欣然\t高一3班",
+    "Friday minibus list\nName,Route,Stop,Pickup\nNell Ashby,R3,Church Lane,07:41\nOmar Dale,R3,Mill St,07:52",
+    'lockers = {"Iris": 112, "Caleb": 87, "Wren": 93, "Ezra": 61}',
+    "- name: 岑一鸣\n  seat_no: 14\n  group: 第3组\n- name: 蓝雨彤\n  seat_no: 22\n  group: 第1组",
+    "INSERT INTO duty_rota (day, pupil, task) VALUES ('Mon', 'Ada Quill', 'plants'), ('Tue', 'Bo Hart', 'bins');",
+]
+NOT_ROSTERS = [
+    "Name,Maths,English\nNell Ashby,38,41\nOmar Dale,72,65\nIvy Cole,55,60",  # marks
+    "姓名：岑一鸣\n班级：高一3班\n备注：父母离异，跟奶奶住",  # a note
+    "姓名：岑一鸣\n班级：高一3班\n她那个病最近又犯了",  # a line of prose among the fields
+    'marks = {"Iris": 41, "Caleb": 87}',
+    "Grade,Students,%\n9,26,16.0%\n8,27,16.7%",
+]
+
+
+@pytest.mark.parametrize("text", ROSTERS)
+def test_a_list_of_people_and_where_they_sit_is_a_roster_and_passes(text):
+    assert redline.roster(text)
+    assert redline.screen(text).ok
+
+
+@pytest.mark.parametrize("text", NOT_ROSTERS)
+def test_a_list_of_people_with_anything_about_them_is_no_roster(text):
+    assert not redline.roster(text)
+
+
+def test_in_a_roster_the_rules_stand_and_the_judge_reads_the_caption_only():
+    assert decide(("health",), judged(0.0), chars=80, limits=LIMITS, listed=True) == ("health",)
+    assert decide((), judged(0.0), chars=80, limits=LIMITS, listed=True) == ()
+    roster = "姓名\t社团\t教室\n岑一鸣\t抑郁症互助小组\t302\n蓝雨彤\t合唱\t音乐室\n施雨泽\t篮球\t体育馆"
+    assert redline.roster(roster) and redline.screen(roster).kinds == ("health",)
+
+
 # --- names_person(): the feature that tells the judge a sentence is about someone ---------
 
 @pytest.mark.parametrize("text", [
