@@ -395,9 +395,14 @@ def table_view(text: str) -> str:
             names = [_column_name(cell) if cell.isascii() else normalize(cell).strip() for cell in cells]
             header, separator = (names if any(_PERSON_COLUMN.search(name) for name in names) else []), kind
         elif header and len(cells) == len(header):
-            row = (normalize(cell).strip() for cell in cells)
+            row = [normalize(cell).strip() for cell in cells]
+            if all(_A_COUNT.fullmatch(cell) for name, cell in zip(header, row) if _PERSON_COLUMN.search(name)):
+                continue  # a count of students, not one: "Grade,Students,%" over "9,26,16.0%"
             out.append(", ".join(f"{name}:{cell}" for name, cell in zip(header, row, strict=True)))
     return "\n".join(out)
+
+
+_A_COUNT = re.compile(r"[\d.,%\s]*\d[\d.,%\s]*")
 
 
 # The fields of a list of people that says where they are and what they do, and nothing
@@ -487,6 +492,44 @@ def roster(text: str) -> bool:
         return False  # a line of prose among the rows ("她那个病又犯了") is for the judge
     fields = _paste_fields(text)
     return len(set(fields)) >= 2 and all(_roster_field(field) for field in fields)
+
+
+# Rows of data that are no table: SQL (INSERT INTO marks (pupil, maths) VALUES ('Ada', 38),
+# …), XML (<student name="Ada" gpa="2.2"/>, <row><name>Ada</name><maths>38</maths></row>),
+# a dict keyed by people's names (marks = {"Kiera": 41, "Nia": 63}).
+_SQL_INSERT = re.compile(r"insert\s+into\s+[\w.`\"]+\s*\(([^)]{1,300})\)\s*values", re.IGNORECASE)
+# (possessive: a run of '' that never closes is read once, not in every way it could split)
+_SQL_ROW = re.compile(r"\(((?:'(?:[^']|'')*+'|[^'()])*+)\)")
+_SQL_VALUE = re.compile(r"'((?:[^']|'')*+)'|([^,\s][^,]*)")
+_XML_ATTRIBUTES = re.compile(r"<[A-Za-z_][\w\-]*((?:\s+[A-Za-z_][\w\-]*=\"[^\"<>]*\"){2,})\s*/?>")
+_XML_ATTRIBUTE = re.compile(r"([A-Za-z_][\w\-]*)=\"([^\"<>]*)\"")
+_XML_LEAVES = re.compile(r"(?:<([A-Za-z_][\w\-]*)>[^<>]{0,80}</\1>\s*){2,}")
+_XML_LEAF = re.compile(r"<([A-Za-z_][\w\-]*)>([^<>]{0,80})</\1>")
+_NAMED_VALUES = re.compile(r"([A-Za-z_]\w{0,30})\s*=\s*\{((?:\s*[\"'][A-Z][a-z]+(?:[ '\-][A-Z][a-z']+)?[\"']\s*:\s*"
+                           r"[\"']?[\w.+\-]{1,8}[\"']?\s*,?)+)\s*\}")
+_NAMED_VALUE = re.compile(r"[\"']([^\"']+)[\"']\s*:\s*[\"']?([\w.+\-]{1,8})")
+
+
+def data_view(text: str) -> str:
+    """Rows of data in `text` that are no table (SQL inserts, XML elements, a dict keyed by
+    people's names), as table_view() gives a table's rows: "header:cell" pairs, one row a
+    line, only where a field holds people ('' when there is none)."""
+    rows: list[list[tuple[str, str]]] = []
+    inserts = list(_SQL_INSERT.finditer(text))
+    for insert, following in zip(inserts, [*inserts[1:], None]):
+        names = [_column_name(name.strip(" `\"")) for name in insert.group(1).split(",")]
+        for row in _SQL_ROW.findall(text, insert.end(), following.start() if following else len(text)):
+            cells = [(quoted or bare).replace("''", "'").strip() for quoted, bare in _SQL_VALUE.findall(row)]
+            if len(cells) == len(names):
+                rows.append(list(zip(names, cells)))
+    for attributes in _XML_ATTRIBUTES.findall(text):
+        rows.append([(_column_name(key), value) for key, value in _XML_ATTRIBUTE.findall(attributes)])
+    for leaves in _XML_LEAVES.finditer(text):
+        rows.append([(_column_name(key), value) for key, value in _XML_LEAF.findall(leaves.group())])
+    for variable, items in _NAMED_VALUES.findall(text):
+        rows += [[("name", name), (_column_name(variable), value)] for name, value in _NAMED_VALUE.findall(items)]
+    people = [row for row in rows if any(_PERSON_COLUMN.search(name) for name, _cell in row)]
+    return "\n".join(", ".join(f"{name}:{normalize(cell).strip()}" for name, cell in row) for row in people)
 
 
 _URL_QUERY = re.compile(r"[?&]([^\s=&#?]{1,64})=([^\s&#]{0,200})")
@@ -602,9 +645,9 @@ def _rot13_words(text: str) -> str:
 def _check(text: str) -> Verdict:
     plain = _plain(text)
     views = [(text, plain)]
-    table = table_view(text)
-    if table:
-        views.append((table, table))
+    for table in (table_view(text), data_view(text)):
+        if table:
+            views.append((table, table))
     record = record_view(text)
     if record:
         views.append((record, normalize(record)))

@@ -225,10 +225,14 @@ SCORE_RULES_EN = {
         rf"(?:\b(?:test|exam|quiz|{_EN_SUBJECTS}|final|midterm|sat|act)\s*{_EN_MARK}|\b(?:his|her|their)\s+(?:\w+\s+)?"
         rf"{_EN_MARK})\s*(?:of|was|were|is|are|:|=|-)\s*{_EN_VALUE}|"
         rf"\b(?:{_EN_SUBJECTS})\s*[:=]\s*{_EN_VALUE}|"
+        # two subjects in a row with a grade each, as a table's row reads: chemistry:2, geography:u
+        rf"\b(?:{_EN_SUBJECTS})\s*[:=]\s*(?:[1-9]|u|a\*)\s*,\s*(?:{_EN_SUBJECTS})\s*[:=]\s*(?:[1-9]|u|a\*|{_EN_VALUE})"
+        r"(?![\w*+\-])|"
         rf"\b(?:{_EN_SUBJECTS})\s+[a-f][+\-]?(?=\s*(?:[,;.]|$))|"
         rf"\b(?:{_EN_SUBJECTS})\s*\d{{1,3}}(?:\.\d+)?\s*(?:分(?!钟)|points?\b|marks?\b|%|(?=\s*[,;，；]\s*[a-z]+\s*\d))",
         ["math: 92", "小明 math 59 分", "test score of 64", "her maths grade was b", "maths result: 58",
-         "Henry's test result: 45", "Emma: math 92, physics 88", "Tom's report card: Maths B, English C+"],
+         "Henry's test result: 45", "Emma: math 92, physics 88", "Tom's report card: Maths B, English C+",
+         "name:lola murphy, chemistry:2, geography:5, history:u"],
         ["math: chapter 3", "exam: 90 minutes", "history: 2 lessons a week", "Physics A and B papers",
          "English A-level",
          "the passing score for the unit test is 60"],

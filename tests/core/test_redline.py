@@ -300,6 +300,32 @@ def test_a_record_after_a_line_of_request_is_read_as_a_record():
     assert redline.check(marks).kinds == ("score",)
 
 
+@pytest.mark.parametrize(("text", "row"), [
+    ("INSERT INTO marks (pupil, maths, status) VALUES ('Ada O''Neil', 38, 'resit'), ('Bo Hart', 71, 'ok');",
+     "pupil:ada o'neil, maths:38, status:resit"),
+    ('<pupils>\n  <pupil name="Ada Quill" gpa="2.2" form="9C"/>\n</pupils>', "name:ada quill, gpa:2.2, form:9c"),
+    ("<rows><row><name>岑一鸣</name><physics>41</physics></row></rows>", "name:岑一鸣, physics:41"),
+    ('# week 6\nmarks = {"Kiera": 41, "Nia": 63}', "name:kiera, marks:41"),
+])
+def test_data_view_reads_sql_xml_and_a_dict_of_names_as_rows_of_a_table(text, row):
+    assert redline.data_view(text).splitlines()[0] == row
+    assert redline.check(text).in_records == ("score",)
+
+
+def test_data_view_keeps_rows_of_people_only_and_a_count_of_students_is_no_student():
+    assert redline.data_view("INSERT INTO units (week, topic) VALUES (1, 'Forces'), (2, 'Rivers');") == ""
+    assert redline.check('seats = {"Ethan": 14, "Ella": 16}').ok
+    assert redline.table_view("Grade,Students,%\n9,26,16.0%\n8,27,16.7%") == ""
+    assert redline.check("Name,Chemistry,Geography,History\nLola Reed,2,5,U\nNoah Hill,5,9,4").in_records == ("score",)
+
+
+@pytest.mark.timeout(15)  # a hang guard: a run of '' that never closes split every way took minutes
+@pytest.mark.parametrize("text", ["insert into t (a) values (" + "''" * 20_000, "insert into t (a) values ('" + "''" * 20_000,
+                                  "<a" + ' b="1"' * 10_000, "<a>1</a>" * 10_000 + "<b>", 'm = {' + '"Ab": 1, ' * 5_000])
+def test_data_view_reads_long_unclosed_data_without_backtracking(text):
+    assert redline.data_view(text) == "" and redline.check(text).ok
+
+
 @pytest.mark.timeout(15)  # a hang guard, not a speed figure: the quadratic pattern took 20-40 s on these
 @pytest.mark.parametrize("text", ["=" + "?" * 100_000, "=?a" * 50_000, "a=b " + "为什么?" * 12_500])
 def test_record_view_reads_a_long_run_of_question_marks_without_backtracking(text):
