@@ -414,7 +414,7 @@ _ENCODED_RUN = re.compile(
     r"(?P<percent>(?:%[0-9A-Fa-f]{2}){3,})|(?P<escaped>(?:\\x[0-9A-Fa-f]{2}){3,})|(?P<unicode>(?:\\u[0-9A-Fa-f]{4}){2,})|"
     r"(?P<hex>(?<![0-9A-Za-z])(?=[0-9]*[A-Fa-f])(?:[0-9A-Fa-f]{2}){6,}(?![0-9A-Za-z]))|"
     r"(?P<hexbytes>(?<![0-9A-Za-z:])(?:[0-9A-Fa-f]{2}[ :]){5,}[0-9A-Fa-f]{2}(?![0-9A-Za-z:]))|"
-    r"(?P<base64>(?<![\w+/=\-])[A-Za-z0-9+/\-_]{12,}={0,2}(?![\w+/=\-]))")
+    r"(?P<base64>(?<![\w+/\-])(?<!==)[A-Za-z0-9+/\-_]{12,}={0,2}(?![\w+/=\-]))")  # after a key= too
 _CJK_TEXT = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 # Printable ASCII written in the tag block (U+E0020-U+E007E), which no screen shows: "ASCII
 # smuggling" (the number after "Zhang Yutong's number:" is there, in tags). Two or more in
@@ -424,6 +424,7 @@ _TAG_RUN = re.compile("[\U000E0020-\U000E007E]{2,}")
 
 
 _WORD = re.compile(r"(?<![^\W\d_])[A-Za-z]{2,}(?![^\W\d_])")
+_MIN_DECODED_DIGITS = 7
 
 
 def _reads(decoded: str) -> bool:
@@ -431,6 +432,8 @@ def _reads(decoded: str) -> bool:
     or mostly letters (a name decoded by chance gives "ƛzYZ" or "?+aj")?"""
     if len(decoded) < 2 or not all(" " <= ch <= "~" or _CJK_TEXT.match(ch) for ch in decoded):
         return False
+    if sum(ch.isdigit() for ch in decoded) >= _MIN_DECODED_DIGITS and re.fullmatch(r"[\d \-+()]+", decoded):
+        return True  # a number (MTgxMzEwNzUxOTY= is 18131075196), which the number rules check
     if len(_CJK_TEXT.findall(decoded)) >= 2:
         return True
     letters = sum(ch.isalpha() or ch == " " for ch in decoded)
@@ -592,8 +595,12 @@ def fold(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     if not text.isascii():
         text = unicodedata.normalize("NFC", unicodedata.normalize("NFKD", text).translate(_FOLD))
-        text = to_simplified(text)
+        text = to_simplified(text).translate(_APOSTROPHES)
     return text
+
+
+# A typed apostrophe in any of its forms (Majesty’s, Tom‘s, ʼs) is the apostrophe the rules read.
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'"})
 
 
 # Capital letters that stand for digits in a number written in groups, as a phone or a card
@@ -618,13 +625,61 @@ def _capital_digits(match: re.Match) -> str:
 _LETTER_BETWEEN_DIGITS = re.compile(r"(?<![a-z0-9])\d([a-z])\d(?:\1\d){6,}(?![a-z0-9])")
 
 
+# Digits in Braille (⠼, the number sign, then the cells of a to j) and in Morse code (seven
+# digits or more: ----- / ....- / --... …, each five dots and dashes).
+_BRAILLE_DIGITS = str.maketrans("⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚", "1234567890")
+_BRAILLE_NUMBER = re.compile("⠼[⠁⠃⠉⠙⠑⠋⠛⠓⠊⠚⠼]+")
+_MORSE_DIGITS = {"-----": "0", ".----": "1", "..---": "2", "...--": "3", "....-": "4", ".....": "5", "-....": "6",
+                 "--...": "7", "---..": "8", "----.": "9"}
+_MORSE_RUN = re.compile(r"(?<![.\-])[.\-]{5}(?:[ \t]*/?[ \t]*[.\-]{5}){6,}(?![.\-])")
+
+
+def _morse(match: re.Match) -> str:
+    codes = re.findall(r"[.\-]{5}", match.group())
+    return "".join(_MORSE_DIGITS[code] for code in codes) if all(code in _MORSE_DIGITS for code in codes) \
+        else match.group()
+
+
+# Digits in other languages' words, read as a number when seven or more come in a row, three
+# of them words no English sentence has ("eins-sieben-drei-zwei", "cinque uno otto sette"):
+# German, French, Spanish, Italian, Portuguese (accents are folded away before this).
+_FOREIGN_DIGIT_WORDS = {
+    **dict.fromkeys(["null", "cero"], 0), **dict.fromkeys(["eins", "uno", "um"], 1),
+    **dict.fromkeys(["zwei", "deux", "dos", "due", "dois"], 2), **dict.fromkeys(["drei", "trois", "tres", "tre"], 3),
+    **dict.fromkeys(["vier", "quatre", "cuatro", "quattro", "quatro"], 4),
+    **dict.fromkeys(["funf", "fuenf", "cinq", "cinco", "cinque"], 5), **dict.fromkeys(["sechs", "seis", "sei"], 6),
+    **dict.fromkeys(["sieben", "sept", "siete", "sette", "sete"], 7), **dict.fromkeys(["acht", "huit", "ocho", "otto", "oito"], 8),
+    **dict.fromkeys(["neun", "neuf", "nueve", "nove"], 9)}
+_ANY_DIGIT_WORD = "|".join(sorted({*_FOREIGN_DIGIT_WORDS, *_EN_UNITS, "un"}, key=len, reverse=True))
+_FOREIGN_DIGIT_RUN = re.compile(rf"\b(?:{_ANY_DIGIT_WORD}|\d)(?:[\s,\-/]+(?:{_ANY_DIGIT_WORD}|\d)){{6,}}\b")
+_MIN_FOREIGN_WORDS = 3
+
+
+def _foreign_digits(match: re.Match) -> str:
+    words = re.findall(r"\w+", match.group())
+    if sum(word in _FOREIGN_DIGIT_WORDS and word not in _EN_UNITS for word in words) < _MIN_FOREIGN_WORDS:
+        return match.group()
+    table = {**_EN_UNITS, **_FOREIGN_DIGIT_WORDS, "un": 1}
+    return "".join(word if word.isdigit() else str(table[word]) for word in words)
+
+
+# Digits with a different letter between each two ("drop the letters: 3j4g0j1m0s4p2m…"):
+# eight digits or more, strictly one letter apart (one and the same letter is read below).
+_LETTERS_BETWEEN_DIGITS = re.compile(r"(?<![a-z0-9])\d(?:[a-z]\d){7,}(?![a-z0-9])")
+
+
 def normalize(text: str) -> str:
     """`text` folded for matching (see the module docstring). Never store the result."""
     if not text:
         return ""
     text = _CAPITAL_DIGITS.sub(_capital_digits, fold(text)).casefold()
     text = _LETTER_BETWEEN_DIGITS.sub(lambda m: m.group().replace(m.group(1), ""), text)
+    text = _LETTERS_BETWEEN_DIGITS.sub(lambda m: re.sub(r"[a-z]", "", m.group()), text)
+    if "-----" in text or "....." in text or "...." in text:
+        text = _MORSE_RUN.sub(_morse, text)
+    text = _FOREIGN_DIGIT_RUN.sub(_foreign_digits, text)
     if not text.isascii():
+        text = _BRAILLE_NUMBER.sub(lambda m: m.group().replace("⠼", "").translate(_BRAILLE_DIGITS), text)
         text = _apart(text)
         text = _CN_RUN.sub(_cn_number, text)
     text = _SYMBOL_IN_LATIN.sub(_dropped_symbols, text)

@@ -52,7 +52,8 @@ from django.utils.translation import gettext_lazy as _
 
 from core.normalize import READ_BACKWARDS, ROT13, disguised, encodings_decoded, normalize
 from core.redline import learned, scores, situations, terms
-from core.redline.numbers import id18_check_digit, is_bank_card, is_id_number, is_mobile, luhn_ok, number_kinds
+from core.redline.numbers import (id18_check_digit, is_bank_card, is_id_number, is_mobile, luhn_ok, number_kinds,
+                                  signs_read_as_digits)
 from core.redline.terms import TERMS_FILE
 
 __all__ = ["KINDS", "KIND_LABELS", "NUMBER_KINDS", "RULES", "TERMS_FILE", "Rule", "Verdict", "check",
@@ -624,6 +625,20 @@ def _parts_of_one(first: str, key: str) -> bool:
     return bool(stem.strip()) and len(first) - len(stem) <= 3 and len(key) - len(stem) <= 3
 
 
+def _in_rot13(text: str) -> bool:
+    """Whether the Latin words of `text` are English once shifted by 13 and are not as
+    written: four words of three letters or more, most no word as written and most a word
+    once shifted."""
+    words = [word.lower() for word in re.findall(r"[A-Za-z]{3,}", text)]
+    if len(words) < _MIN_ROT13_WORDS:
+        return False
+    vocabulary = terms.english_words()
+    unknown = sum(word not in vocabulary for word in words)
+    known_back = sum(codecs.decode(word, "rot13") in vocabulary for word in words)
+    return unknown > len(words) / 2 and known_back > len(words) / 2
+
+
+_MIN_ROT13_WORDS = 4
 #: how much more common a word must be shifted back than as written to be read shifted
 _ROT13_MORE_COMMON = 10
 
@@ -656,9 +671,15 @@ def _check(text: str) -> Verdict:
     if ROT13.search(plain):  # (rot13) Ryyn unf nfguzn
         for shifted in (codecs.decode(text, "rot13"), _rot13_words(text)):
             views.append((shifted, normalize(shifted)))
+    elif _in_rot13(text):  # Ryyn Cnexf unf orra va sbfgre pner, and no word says so
+        shifted = codecs.decode(text, "rot13")
+        views.append((shifted, normalize(shifted)))
     decoded = encodings_decoded(text)  # 家长发来：5byg5LiJ5pWw5a2m5LiN5Y+K5qC8
     if decoded is not None:
         views.append((decoded, normalize(decoded)))
+    signs = signs_read_as_digits(text)  # num is lbbllEZEAgB; 衣舞铃铃铃衣尔舞寺伞溜
+    if signs is not None:
+        views.append((signs, normalize(signs)))
     found, in_records = set(), set()
     for rule in RULES:
         if rule.kind not in found and rule.find(text, plain):

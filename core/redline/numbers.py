@@ -315,3 +315,43 @@ def number_kinds(text: str):
                 if kind:
                     yield kind
     yield from _parts_joined(text)
+
+
+# --- numbers written in other signs ------------------------------------------------------
+
+def a_number(digits: str) -> bool:
+    """Whether `digits` check out as an identifying number by themselves: a mobile, an
+    identity number (its check digit), a card (Luhn)."""
+    return is_mobile(digits) or is_id_number(digits) or is_bank_card(digits)
+
+
+# Letters that look like digits, case and all (ElOllSZOOgOlOBAOZg, lbbllEZEAgB): a word of
+# eight such signs or more, three letters at least, read as digits where they check out.
+_LOOKALIKE_SIGNS = str.maketrans("ODoIil|ZzEAhSsbGTLBgq", "000111122344556677899")
+_LOOKALIKE_WORD = re.compile(r"(?<![A-Za-z0-9])[0-9ODoIil|ZzEAhSsbGTLBgq]{8,19}(?![A-Za-z0-9])")
+# Chinese characters said like digits (衣舞铃铃铃衣尔舞寺伞溜 is 15000125436): a run of eleven or
+# more, read as digits where they check out.
+_HOMOPHONES = {"0": "零铃玲灵令凌龄领洞", "1": "一衣医依伊壹幺腰妖", "2": "二尔儿耳而贰两", "3": "三山伞散叁杉珊衫",
+               "4": "四寺死似思丝斯司肆撕", "5": "五舞武午吾伍无屋乌捂", "6": "六溜流留刘柳陆榴",
+               "7": "七妻期漆齐其奇骑柒棋", "8": "八吧巴爸扒芭捌疤", "9": "九酒久就旧玖救韭"}
+_HOMOPHONE_DIGITS = str.maketrans({char: digit for digit, chars in _HOMOPHONES.items() for char in chars})
+_HOMOPHONE_RUN = re.compile("[" + "".join(_HOMOPHONES.values()) + "0-9]{11,19}")
+
+
+def signs_read_as_digits(text: str) -> str | None:
+    """`text` with each word of look-alike letters and each run of Chinese homophones of
+    digits that reads as an identifying number (a_number) written as that number; None
+    when there is none."""
+    found = False
+
+    def read(match: re.Match, table) -> str:
+        nonlocal found
+        digits = match.group().translate(table)
+        if sum(not c.isdigit() for c in match.group()) >= 3 and digits.isdigit() and a_number(digits):
+            found = True
+            return digits
+        return match.group()
+
+    text = _LOOKALIKE_WORD.sub(lambda m: read(m, _LOOKALIKE_SIGNS), text)
+    text = _HOMOPHONE_RUN.sub(lambda m: read(m, _HOMOPHONE_DIGITS), text)
+    return text if found else None

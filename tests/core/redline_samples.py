@@ -159,6 +159,7 @@ SENSITIVE: list[tuple[str, str]] = [
     ("Marks for Evie Cole: Eng 42, Maths 39", "score"),
     ("Noah came twenty-eighth out of thirty in the mock", "score"),
     ("Ella Ward's dad is in HMP Leeds", "family"),
+    ("Kit's father is detained at His Majesty's pleasure until 2027", "family"),
     ("uncles = {'Sam Reid': '+1 (312) 555-0188'}", "phone"),
     # an exported record of a pupil: the keys join words, a URL escapes its query
     ('{"pupil": "Harry Cole", "spring_grade": "E", "target_grade": "C"}', "score"),

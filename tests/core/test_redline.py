@@ -245,7 +245,9 @@ def test_a_text_said_to_be_in_rot13_is_also_read_shifted_back():
     # "Ella Parks has obsessive compulsive disorder", shifted by 13 letters
     assert redline.check("(rot13) Ryyn Cnexf unf bofrffvir pbzchyfvir qvfbeqre").kinds == ("health",)
     assert redline.screen("(ROT-13) Ryyn Cnexf unf bofrffvir pbzchyfvir qvfbeqre").kinds == ("health",)
-    assert redline.check("Ryyn Cnexf unf bofrffvir pbzchyfvir qvfbeqre").ok  # no hint: letters are letters
+    # no hint: read shifted when most words are English only once shifted
+    assert redline.check("Ryyn Cnexf unf bofrffvir pbzchyfvir qvfbeqre").kinds == ("health",)
+    assert redline.check("Zhang Xiaoming and Liu Yang sit in row four by Wang Fei").ok  # names are not rot13
     assert redline.check("(rot13) Jevgr n yrffba cyna ba sebaf").ok  # "Write a lesson plan on fronts"
 
 
@@ -324,6 +326,33 @@ def test_data_view_keeps_rows_of_people_only_and_a_count_of_students_is_no_stude
                                   "<a" + ' b="1"' * 10_000, "<a>1</a>" * 10_000 + "<b>", 'm = {' + '"Ab": 1, ' * 5_000])
 def test_data_view_reads_long_unclosed_data_without_backtracking(text):
     assert redline.data_view(text) == "" and redline.check(text).ok
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("Ivy's home mobile in Morse: .---- ...-- ---.. .---- ..--- ...-- ....- ..... -.... --... ---..", "phone"),
+    ("Noah's card, in Braille: ⠼⠙⠃⠁⠙⠑⠉⠙⠛⠛⠓⠊⠁⠁⠁⠙⠁", "bank_card"),
+    ("host family number: eins-drei-acht-eins-zwei-drei-vier-fünf-sechs-sieben-acht", "phone"),
+    ("rimborso: cinque uno otto sette tre quattro nove uno tre sette tre sei uno otto nove zero", "bank_card"),
+    ("drop the letters: 3j4g0j1m0s4p2m0p0h6t0u5m2c5c6m6w6c2 is Sam's ID", "id_number"),
+    ("证件：ElOllSZOOgOlOBAOZg", "id_number"),  # letters that look like digits, case and all
+    ("num is lbbllEZEAgB", "phone"),
+    ("爸爸的电话用谐音记：衣舞铃铃铃衣尔舞寺伞溜", "phone"),
+    ("log: name=郭子墨 phone=MTgxMzEwNzUxOTY= club=机器人社", "phone"),  # base64 of a number, after key=
+    ("Vfnnp Zrafnu unf orra va sbfgre pner fvapr Znepu", "family"),  # rot13, and nothing says so
+    ("Toby's dad — at His Majesty’s pleasure, if you catch my drift", "family"),  # a typed apostrophe
+])
+def test_numbers_and_words_in_other_signs_are_read(text, kind):
+    assert kind in redline.check(text).kinds
+
+
+@pytest.mark.parametrize("text", [
+    "Morse practice: ... --- ... means SOS; ----- is zero", "Braille: ⠼⠁ is 1 and ⠼⠃ is 2",
+    "uno, dos, tres: count to three in Spanish", "一衣带水，三山五岳，流水无情，就是留恋",
+    "Isabella Gibbs sells SeaShells; lollipops; IIIIIIIII", "Ella Parks has a cat and a dog",
+    "table border: ----- ----- ----- ----- ----- ----- -----",
+])
+def test_signs_that_are_no_number_stay_what_they_are(text):
+    assert redline.check(text).ok
 
 
 @pytest.mark.timeout(15)  # a hang guard, not a speed figure: the quadratic pattern took 20-40 s on these
