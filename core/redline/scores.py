@@ -194,8 +194,11 @@ SCORE_RULES_ZH = {
         rf"(?:刚好|刚刚|勉强|险些|差点|差一点|没能|总算)\s*(?:及格|不及格|过线|没过|挂)|"
         rf"考砸|零分|没考过|补考|不合格|没过线|考试没过|(?<![不没])及格了|全科及格|"
         rf"(?:{SUBJECTS}|考试)\s*(?:又|都|也|还)?\s*挂了|"
-        rf"(?:测试|考试|考核|测验|达标|考级|答辩|面试|笔试|复试|学考|会考|体测)[^，,。.;；\n]{{0,4}}?"
-        rf"(?:没通过|未通过|不通过|没过|不达标|未达标)(?!的?(?:人|同学|学生|考生|老师|怎么|如何|要|需要|可以|能))|"
+        rf"(?:测试|考试|考核|测验|测评|考评|抽测|达标|考级|答辩|面试|笔试|复试|学考|会考|体测)[^，,。.;；\n]{{0,4}}?"
+        rf"(?:没通过|未通过|不通过|没过|不达标|未达标|没达标|没有达标)(?!的?(?:人|同学|学生|考生|老师|怎么|如何|要|需要|可以|能))|"
+        # a graded exam passed: 考级八级通过了, 钢琴十级过了, 中国舞考级 8 级拿到了
+        rf"考级[^，,。.;；\n]{{0,8}}?(?:通过了|过了|拿到了|考过了)|(?<!第)(?:[一二三四五六七八九十]|\d{{1,2}})级\s*(?:考级\s*)?"
+        rf"(?:已经|顺利|终于|也)?\s*(?:通过了|过了|考过了|没过)(?!率)|"
         rf"(?:全科|各科|每科|门门|科科|样样)\s*(?:都)?\s*(?:优秀|优(?!秀)|良好|良(?!好)|及格|不及格|满分|a\b)"
         rf"(?!的?\s*(?:标准|要求|条件))|"
         rf"(?:考了|得了|拿了|评了|评为|被评为)\s*个?\s*[a-f][+\-]?\s*等(?![等级])(?!\s*[、,，和与或])|"
@@ -206,10 +209,11 @@ SCORE_RULES_ZH = {
          "张伟上学期挂了两门", "李娜物理又没过", "刘洋数学刚好及格",
          "吴磊英语重修", "马超期末数学挂了", "朱婷期中考试全科及格了", "高思齐体育达标测试没通过",
          "吴欣怡是这次考试的年级状元", "黄子涵在班里成绩垫底", "王梓睿是班上的学困生", "孙一诺每次都前三",
-         "钢琴八级考级没过", "毕业论文答辩没通过", "黄诗琪、马俊、罗一帆三人化学学考未达标"],
+         "钢琴八级考级没过", "毕业论文答辩没通过", "黄诗琪、马俊、罗一帆三人化学学考未达标",
+         "林佳怡中国舞考级八级通过了", "申浩宇口算测评不达标", "韦俊豪游泳课考核没达标", "他钢琴十级过了"],
         ["及格线是60分", "如何帮助学困生提高成绩", "每次都先做第一题", "把不及格的题型归类一下", "这段代码没过编译",
          "全科优秀的标准是每科 85 分以上", "A 等、B 等、C 等的比例怎么定",
-         "用“不及格”造句", "面试没通过的人可以申请复议吗"],
+         "用“不及格”造句", "面试没通过的人可以申请复议吗", "钢琴考级八级的通过率是多少", "第三级台阶过了就是教室"],
     ),
 }
 
@@ -350,10 +354,11 @@ SCORE_RULES_EN = {
         r"\bstraight[\s\-]*a(?:'?s)?\b|"
         r"\b(?:got|gets|get|received|achieved|earned|with)\s+(?:two|three|four|five|\d)\s+(?:[a-f]|a\*)'?s\b|"
         r"\bbelow\s+(?:the\s+)?expected\b|\bworking\s+towards\s+(?:the\s+)?expected|\bgreater\s+depth\b|"
-        r"\b(?:scored|came|finished|ranked|placed)\s+(?:the\s+)?(?:lowest|highest|last|bottom)\b",
+        r"\b(?:scored|scores|came|comes|finished|finishes|ranked|ranks|placed|places)\s+(?:the\s+)?(?:lowest|highest|"
+        r"last|bottom)\b",
         ["Ben's IQ is 85", "Priya was in the top set but dropped to set 3", "Marcus is 4 marks off a pass",
          "Grace is a straight-A student", "Ali got two Es in the mocks", "her report said 'below expected' in writing",
-         "Sam scored lowest on the exam"],
+         "Sam scored lowest on the exam", "Reuben consistently finishes last in the times-table challenge"],
         ["problem set 3 is due Monday", "the 2 marks for method", "plot the two As on the graph"],
     ),
     # 17/50 on the vocab test, gave Noah's essay a C+, went from 52 to 81 on the reading benchmark
@@ -433,17 +438,25 @@ SCORE_RULES_EN = {
         r"(?=\s*(?:$|[^\w\s<=]|(?:and|in|on|again|this|last|twice|so|but)\b))|"
         # NCEA (New Zealand): Not Achieved (N.A., "na" once normalized) on a standard, credits short
         r"\b(?:not\s+achieved|na)\b(?=[^.\n]{0,40}\b(?:internal|external|standard|credits?|assessment|ncea)\b)|"
-        r"\b\d+\s+credits?\s+short\b|\b\d+\s*/\s*\d+\s+credits\b",
+        r"\b\d+\s+credits?\s+short\b|\b\d+\s*/\s*\d+\s+credits\b|"
+        # a graded exam of music, dance or a sport: "resat his Grade 5 theory", "failed his black belt grading"
+        r"\b(?:failed|fails|passed|passes|resat|retook|flunked|scraped)\s+(?:through\s+)?(?:his|her|their)\s+"
+        r"(?:[\w\-]+\s+){0,3}?(?:grading|grade\s+\d{1,2}|belt|exam|test|theory|audition)s?\b|"
+        r"\b(?:passed|got|achieved|gained|earned)\s+(?:his|her|their)\s+(?:[\w\-]+\s+){0,4}?with\s+(?:a\s+)?"
+        r"(?:merit|distinction|high\s+distinction|honours)\b",
         ["Ben failed the physics exam", "Lucy passed her maths test", "a failing grade", "Ella passed her maths resit",
          "Daniel flunked geography", "Lucy barely passed maths", "Amy passed the retake", "Kevin has to resit the exam",
          "Chloe didn't pass her French oral", "the only student to fail the algebra test",
          "Ms Harper failed her observed lesson", "our trainee didn't pass her QTS observation",
          "Tom Reed, chemistry mock: FAIL", "Amy Li - history coursework - ungraded",
-         "Aroha got N.A. on the L1 English internal", "she's 6 credits short of the year"],
+         "Aroha got N.A. on the L1 English internal", "she's 6 credits short of the year",
+         "Edward resat his Grade 5 theory", "Mason failed his black belt grading",
+         "Evie passed her Grade 8 singing with Distinction"],
         ["the program passed the unit test", "passes the ball", "The cursor may never pass an unfinished run",
          "made to fail the test if anything calls it", "what happens if a candidate fails the interview?",
          "Grade boundaries for the practical: fail below 40%", "unit test: failed assertions are listed first",
-         "the lesson objective was not achieved by most groups", "each standard is worth 4 credits"],
+         "the lesson objective was not achieved by most groups", "each standard is worth 4 credits",
+         "Merit and Distinction boundaries for Grade 5 piano", "the hero passed through the castle with honours"],
     ),
 }
 
