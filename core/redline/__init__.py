@@ -40,6 +40,7 @@ for a stored fact before each injection.
 
 import codecs
 import functools
+import html
 import json
 import os
 import re
@@ -369,6 +370,21 @@ def _table_cells(line: str, separator: str | None, csv: bool) -> tuple[list[str]
     return None, None
 
 
+_HTML_ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr\s*>", re.IGNORECASE | re.DOTALL)
+_HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]\s*>", re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"<[^<>]{0,200}>")
+
+
+def _html_table(text: str) -> str:
+    """An HTML table's rows as a pipe table's lines ('|Student|English|' over '|Sana|61|'),
+    or '' when `text` holds none."""
+    if "<tr" not in text and "<TR" not in text:
+        return ""
+    rows = (_HTML_CELL.findall(row) for row in _HTML_ROW.findall(text))
+    return "\n".join("|" + "|".join(html.unescape(_HTML_TAG.sub("", cell)).strip().replace("|", "/") for cell in cells) + "|"
+                     for cells in rows if cells)
+
+
 def table_view(text: str) -> str:
     """A markdown, tab- or comma-separated table of people in `text` (a column of names,
     students or pupils), row by row as "header:cell" pairs ('| 学生 | 英语 |' over '| 卢梓涵 | 48 |'
@@ -376,7 +392,7 @@ def table_view(text: str) -> str:
     column's name, which the rules read beside it. The lines and cells are split before
     normalizing (which joins Chinese across a tab or a line break: 学生\t英语). '' when there
     is none."""
-    text = unicodedata.normalize("NFKC", text)  # full-width ｜ and ，as well
+    text = unicodedata.normalize("NFKC", _html_table(text) or text)  # full-width ｜ and ，as well
     csv = "," in text and "\n" in text
     if "|" not in text and "\t" not in text and not csv:
         return ""
@@ -414,8 +430,9 @@ _ROSTER_FIELD = re.compile(
     r"pick\s*up|pickup|drop\s*off|time|day|date|week|duty|task|job|role|club|team|position|pos|jersey|shirt|number|"
     r"no|num|id|sid|event|lane|heat|lunch|sitting|lunch\s+sitting|batch|line|period|teacher|staff|coach|venue|"
     r"location|place|session|slot|shift|kit|size|colou?r|peg|tray|gate|row|partner|captain|instrument|topic|"
-    r"elective|option|(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|wed|thu|fri)s?|"
-    r"选修课|课程|节次|周[一二三四五六日]|星期[一二三四五六日]|"
+    r"elective|option|(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tue|wed|thu|fri|floor|building|block|part|"
+    r"chair|bib|athlete|cand|voice|section|bench)s?|"
+    r"选修课|课程|节次|周[一二三四五六日]|星期[一二三四五六日]|楼栋|楼层|层|位置|位置号|声部|实验台|组员|成员|组次|道次|号码布|"
     r"姓名|名字|学生|同学|队员|选手|班级|班|年级|宿舍|寝室|楼|房间|房号|床位|床号|座位|座号|座位号|桌号|组|小组|组别|值日|"
     r"值日生|任务|日期|星期|时间|地点|路线|线路|站点|站|校车|车次|社团|活动|项目|号码|编号|学号|考号|准考证号|考场|储物柜|"
     r"柜号|批次|餐次|职务|岗位|分工|性别|老师|教室|场地|球衣号|号|组长|队长|搭档|乐器")
@@ -428,6 +445,8 @@ _QUOTED_KEY = re.compile(r"[\"']([^\"'\n]{1,30})[\"']\s*:")
 _LINE_KEY = re.compile(r"^\s*(?:-\s+)?([A-Za-z_\u4e00-\u9fff][\w\u4e00-\u9fff .()（）#]{0,24}?)\s*[:=：]", re.MULTILINE)
 _A_NAME = re.compile(r"[A-Z][a-z]+(?:[ '\-][A-Z][a-z']+)?")
 _DICT_OF_NAMES = re.compile(r"([A-Za-z_]\w{0,30})\s*=\s*\{")
+# a key that is a person's name, over a record of theirs: {"蒋梓萌": {"room": 91, …}}
+_NAME_LIKE = re.compile(r"[A-Z][a-z]+(?:[ '\-][A-Z][a-z']+)?|[\u4e00-\u9fff]{2,4}")
 
 
 def _paste_fields(text: str) -> list[str]:
@@ -436,16 +455,22 @@ def _paste_fields(text: str) -> list[str]:
     _column_name); a dict keyed by people's names ("seats = {"Ethan": 14, …}") gives "name"
     and its own name."""
     fields = []
+    html = _html_table(text)
+    if html:
+        return [_column_name(cell) if cell.isascii() else cell for cell in _table_header(html)]
     for match in _SQL_COLUMNS.finditer(text):
         fields += match.group(1).split(",")
     for tag, attribute in _XML_FIELD.findall(re.sub(r"<\?[^>]*\?>", "", text)):
         fields.append(tag or attribute)
     if not fields:
         fields += _table_header(text)
-    keys = _QUOTED_KEY.findall(text)
+    keys = ["name" if _NAME_LIKE.fullmatch(match.group(1)) and text[match.end():].lstrip().startswith("{")
+            else match.group(1) for match in _QUOTED_KEY.finditer(text)]
     dicts = _DICT_OF_NAMES.findall(text)
     if dicts and keys and all(_A_NAME.fullmatch(key) for key in keys):
         fields += ["name", *dicts]
+    elif "name" in keys and not fields:  # records keyed by their people's names: the records' fields
+        fields += keys
     elif not fields:
         fields += keys + _LINE_KEY.findall(text) + dicts
     return [_column_name(field.strip(" \"'`")) if field.isascii() else field.strip(" \"'`")
@@ -466,7 +491,9 @@ def _table_header(text: str) -> list[str]:
 
 
 def _roster_field(field: str) -> bool:
-    return bool(_ROSTER_FIELD.fullmatch(field) or _ROSTER_FIELD.fullmatch(_FIELD_SUFFIX.sub("", field)))
+    """Whether a field's name is a roster's (_ROSTER_FIELD), its parts each ("part / instrument")."""
+    return all(_ROSTER_FIELD.fullmatch(part) or _ROSTER_FIELD.fullmatch(_FIELD_SUFFIX.sub("", part))
+               for part in re.split(r"\s*[/、&]\s*", field))
 
 
 # A line of a paste of data: a table's row, a record's field, a row of SQL, an XML element,

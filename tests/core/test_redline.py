@@ -314,6 +314,13 @@ def test_data_view_reads_sql_xml_and_a_dict_of_names_as_rows_of_a_table(text, ro
     assert redline.check(text).in_records == ("score",)
 
 
+def test_an_html_table_is_read_as_a_table():
+    html = ("<table><caption>Term 2</caption><tr><th>Student</th><th>Science</th></tr>"
+            "<tr><td>Sana <b>Lawson</b></td><td>38</td></tr><tr><td>Ivo Marsh</td><td>52</td></tr></table>")
+    assert redline.table_view(html) == "student:sana lawson, science:38\nstudent:ivo marsh, science:52"
+    assert redline.check(html).in_records == ("score",)
+
+
 def test_data_view_keeps_rows_of_people_only_and_a_count_of_students_is_no_student():
     assert redline.data_view("INSERT INTO units (week, topic) VALUES (1, 'Forces'), (2, 'Rivers');") == ""
     assert redline.check('seats = {"Ethan": 14, "Ella": 16}').ok

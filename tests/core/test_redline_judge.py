@@ -250,6 +250,9 @@ ROSTERS = [
     'lockers = {"Iris": 112, "Caleb": 87, "Wren": 93, "Ezra": 61}',
     "- name: 岑一鸣\n  seat_no: 14\n  group: 第3组\n- name: 蓝雨彤\n  seat_no: 22\n  group: 第1组",
     "INSERT INTO duty_rota (day, pupil, task) VALUES ('Mon', 'Ada Quill', 'plants'), ('Tue', 'Bo Hart', 'bins');",
+    "<table><caption>Orchestra seats</caption><tr><th>Name</th><th>Part / instrument</th><th>Chair</th></tr>\n"
+    "<tr><td>Hana Reid</td><td>Flute</td><td>63</td></tr>\n<tr><td>Ola Finch</td><td>Oboe</td><td>71</td></tr></table>",
+    '# 储物柜\nlockers = {\n  "岑一鸣": {"locker": 91, "floor": "3F"},\n  "蓝雨彤": {"locker": 87, "floor": "2F"}\n}',
 ]
 NOT_ROSTERS = [
     "Name,Maths,English\nNell Ashby,38,41\nOmar Dale,72,65\nIvy Cole,55,60",  # marks
