@@ -160,6 +160,11 @@ SENSITIVE: list[tuple[str, str]] = [
     ("Noah came twenty-eighth out of thirty in the mock", "score"),
     ("Ella Ward's dad is in HMP Leeds", "family"),
     ("Kit's father is detained at His Majesty's pleasure until 2027", "family"),
+    ("黃俊傑老豆坐緊監，而家寄住喺姨媽度", "family"),
+    ("Lucas Moreau has cystic fibrosis and needs Creon before lunch", "health"),
+    ("Ruby Lane was diagnosed with POTS and may faint in assembly", "health"),
+    ("王小雨有乳糜泻，午餐要无麸质", "health"),
+    ("Ellis has a cochlear implant, so keep him away from the Van de Graaff demo", "health"),
     ("uncles = {'Sam Reid': '+1 (312) 555-0188'}", "phone"),
     # an exported record of a pupil: the keys join words, a URL escapes its query
     ('{"pupil": "Harry Cole", "spring_grade": "E", "target_grade": "C"}', "score"),
@@ -183,6 +188,9 @@ SENSITIVE: list[tuple[str, str]] = [
 ]
 
 BENIGN: list[str] = [
+    "Genetics revision: a Punnett square question on how cystic fibrosis is inherited",
+    "The heart's pacemaker cells sit in the sinoatrial node",
+    "pots and pans for the food tech room",
     # near the new terms and number rules
     "有什么提高学生课堂专注力的小游戏？",
     "体检当天早上需要空腹，请提醒孩子不要吃早饭",
