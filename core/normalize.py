@@ -421,6 +421,9 @@ _CJK_TEXT = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 # a row; one alone between digits is a separator, which the fold drops.
 _TAG_OFFSET = 0xE0000
 _TAG_RUN = re.compile("[\U000E0020-\U000E007E]{2,}")
+# Bytes written as variation selectors (VS1-16 are 0-15, VS17-256 are 16-255), which no
+# screen shows either: "🙂" followed by a hidden ID number. Four or more in a row.
+_SELECTOR_RUN = re.compile("[\uFE00-\uFE0F\U000E0100-\U000E01EF]{4,}")
 
 
 _WORD = re.compile(r"(?<![^\W\d_])[A-Za-z]{2,}(?![^\W\d_])")
@@ -480,6 +483,20 @@ def encodings_decoded(text: str) -> str | None:
     if _TAG_RUN.search(replaced):  # ASCII hidden in tag characters, invisible on screen
         found = True
         replaced = _TAG_RUN.sub(lambda m: "".join(chr(ord(c) - _TAG_OFFSET) for c in m.group()), replaced)
+    if _SELECTOR_RUN.search(replaced):  # bytes hidden in variation selectors after an emoji
+
+        def selectors(match: re.Match) -> str:
+            nonlocal found
+            data = bytes(ord(c) - 0xFE00 if ord(c) <= 0xFE0F else ord(c) - 0xE0100 + 16 for c in match.group())
+            try:
+                plain = data.decode("utf-8")
+            except UnicodeDecodeError:
+                return match.group()
+            if not _reads(plain):
+                return match.group()
+            found = True
+            return plain
+        replaced = _SELECTOR_RUN.sub(selectors, replaced)
     return replaced if found else None
 
 
@@ -663,6 +680,45 @@ def _foreign_digits(match: re.Match) -> str:
     return "".join(word if word.isdigit() else str(table[word]) for word in words)
 
 
+# Japanese digits in kana, seven or more set apart (いち・さん・ろく・よん …).
+_KANA_DIGITS = {"ぜろ": 0, "れい": 0, "ゼロ": 0, "レイ": 0, "いち": 1, "イチ": 1, "に": 2, "ニ": 2, "さん": 3, "サン": 3,
+                "よん": 4, "ヨン": 4, "し": 4, "シ": 4, "ご": 5, "ゴ": 5, "ろく": 6, "ロク": 6, "なな": 7, "ナナ": 7,
+                "しち": 7, "シチ": 7, "はち": 8, "ハチ": 8, "きゅう": 9, "キュウ": 9, "く": 9, "ク": 9}
+# (the fold drops the voicing marks: ぜろ is せろ and ご is こ by then)
+_KANA_DIGITS.update({unicodedata.normalize("NFC", "".join(c for c in unicodedata.normalize("NFD", word)
+                                                          if not unicodedata.combining(c))): digit
+                     for word, digit in list(_KANA_DIGITS.items())})
+_KANA_WORD = "(?:" + "|".join(sorted(_KANA_DIGITS, key=len, reverse=True)) + ")"
+_KANA_DIGIT_RUN = re.compile(rf"{_KANA_WORD}(?:[・、,，\s]+{_KANA_WORD}){{6,}}(?![\u3040-\u30ff])")
+
+
+def _kana_digits(match: re.Match) -> str:
+    return "".join(str(_KANA_DIGITS[word]) for word in re.split(r"[・、,，\s]+", match.group()))
+
+
+# A number written as a sum of quoted parts ("6" + "218" + "7" + "409"): the parts joined.
+_QUOTED_PARTS = re.compile(r"([\"'])(\d+)\1(?:\s*\+\s*([\"'])\d+\3)+")
+
+# Letters in Morse code, four or more (.- -.. .... -.. is ADHD), words apart by " / " or
+# three spaces: read as the letters.
+_MORSE_LETTERS = {".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h",
+                  "..": "i", ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p",
+                  "--.-": "q", ".-.": "r", "...": "s", "-": "t", "..-": "u", "...-": "v", ".--": "w", "-..-": "x",
+                  "-.--": "y", "--..": "z", **_MORSE_DIGITS}
+_MORSE_TEXT = re.compile(r"(?<![.\-\w])[.\-]{1,5}(?:(?: {1,3}| ?/ ?)[.\-]{1,5}){3,}(?![.\-\w])")
+
+
+def _morse_text(match: re.Match) -> str:
+    run = match.group()
+    if "-" not in run or "." not in run:
+        return run
+    words = re.split(r" ?/ ?| {3}", run)
+    letters = [[_MORSE_LETTERS.get(code) for code in word.split()] for word in words]
+    if any(None in word for word in letters):
+        return run
+    return " ".join("".join(word) for word in letters)
+
+
 # Digits with a different letter between each two ("drop the letters: 3j4g0j1m0s4p2m…"):
 # eight digits or more, strictly one letter apart (one and the same letter is read below).
 _LETTERS_BETWEEN_DIGITS = re.compile(r"(?<![a-z0-9])\d(?:[a-z]\d){7,}(?![a-z0-9])")
@@ -677,8 +733,13 @@ def normalize(text: str) -> str:
     text = _LETTERS_BETWEEN_DIGITS.sub(lambda m: re.sub(r"[a-z]", "", m.group()), text)
     if "-----" in text or "....." in text or "...." in text:
         text = _MORSE_RUN.sub(_morse, text)
+    if ".-" in text or "-." in text:
+        text = _MORSE_TEXT.sub(_morse_text, text)
+    if "+" in text:
+        text = _QUOTED_PARTS.sub(lambda m: "".join(re.findall(r"\d+", m.group())), text)
     text = _FOREIGN_DIGIT_RUN.sub(_foreign_digits, text)
     if not text.isascii():
+        text = _KANA_DIGIT_RUN.sub(_kana_digits, text)
         text = _BRAILLE_NUMBER.sub(lambda m: m.group().replace("⠼", "").translate(_BRAILLE_DIGITS), text)
         text = _apart(text)
         text = _CN_RUN.sub(_cn_number, text)

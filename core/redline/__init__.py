@@ -284,6 +284,12 @@ RULES: tuple[Rule, ...] = (
          ("划小船去春游", "结合课本讲解", "双向链表", "近似计算", "a change of plan", "meditation before class",
           "秋季研学旅行", 'seed_school(slug="yizhong", name="第一中学")', "What's the weather like in spring?",
           "Tom's mum is a nurse at the local hospital")),
+    # a diagnosis by its ICD code: 诊断书上写着 F84.0, "diagnosis code F90.0", ICD-10 G40
+    Rule("health_diagnosis_code", "health", _regex_rule(
+        r"(?:诊断|确诊|病历|病案|diagnos\w*|icd)[^\n。]{0,24}?(?<![a-z0-9])[a-z]\d{2}\.\d{1,2}(?![\d.])|"
+        r"\bicd[\s\-]?1[01]\s*(?:code\s*)?[:：]?\s*[a-z]\d{2}\b"),
+         ("梁诗涵的诊断书上写着 F84.0", "Sam's diagnosis code is F90.0", "ICD-10: G40 on his care plan"),
+         ("诊断性测验第3题 12.5 分", "diagnostic test, question B12", "the ICD is a classification of diseases")),
     Rule("family_terms", "family", lambda text, plain: "family" in _terms_in(text, plain)
          and not terms.lesson_request(text, plain),
          ("小王父母离异", "班上有三个留守兒童", "He lives in foster care"),

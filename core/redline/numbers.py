@@ -338,6 +338,18 @@ _HOMOPHONE_DIGITS = str.maketrans({char: digit for digit, chars in _HOMOPHONES.i
 _HOMOPHONE_RUN = re.compile("[" + "".join(_HOMOPHONES.values()) + "0-9]{11,19}")
 
 
+# A phone number in letters of the keypad, as adverts write it: (617) HOT-DOGS, 1-800-FLOWERS
+_KEYPAD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "22233344455566677778889999")
+_VANITY = re.compile(r"(?<![\w(])(?:1-)?\(?[2-9]\d{2}\)?[ \-.]?(?=[A-Z0-9\-]*[A-Z][A-Z0-9\-]*[A-Z])"
+                     r"[A-Z0-9]{3}-?[A-Z0-9]{4}(?![\w\-])")
+
+
+def _keypad(match: re.Match) -> str:
+    head, tail = re.match(r"(.*?\d{3}\)?[ \-.]?)(.*)", match.group()).groups()
+    digits = tail.replace("-", "").translate(_KEYPAD)
+    return f"{head}{digits[:3]}-{digits[3:]}"
+
+
 def signs_read_as_digits(text: str) -> str | None:
     """`text` with each word of look-alike letters and each run of Chinese homophones of
     digits that reads as an identifying number (a_number) written as that number; None
@@ -352,6 +364,9 @@ def signs_read_as_digits(text: str) -> str | None:
             return digits
         return match.group()
 
+    keypad = _VANITY.sub(_keypad, text)
+    if keypad != text:
+        found, text = True, keypad
     text = _LOOKALIKE_WORD.sub(lambda m: read(m, _LOOKALIKE_SIGNS), text)
     text = _HOMOPHONE_RUN.sub(lambda m: read(m, _HOMOPHONE_DIGITS), text)
     return text if found else None

@@ -347,6 +347,12 @@ def test_data_view_reads_long_unclosed_data_without_backtracking(text):
     ("log: name=郭子墨 phone=MTgxMzEwNzUxOTY= club=机器人社", "phone"),  # base64 of a number, after key=
     ("Vfnnp Zrafnu unf orra va sbfgre pner fvapr Znepu", "family"),  # rot13, and nothing says so
     ("Toby's dad — at His Majesty’s pleasure, if you catch my drift", "family"),  # a typed apostrophe
+    ("表情 🙂" + "".join(chr(0xFE00 + b) if b < 16 else chr(0xE0100 + b - 16) for b in b"110105201003074215")
+     + " 里面藏了号", "id_number"),  # bytes in variation selectors
+    ("妈妈的电话：いち・さん・ろく・よん・いち・きゅう・なな・ぜろ・に・ご・はち", "phone"),
+    ("Liam's dad: cell (617) HOT-DOGS", "phone"),
+    ('hk_mobile = "6" + "218" + "7" + "409"  # Zoe, mum', "phone"),
+    ("Ryan Lim: .- -.. .... -.. (combined type)", "health"),
 ])
 def test_numbers_and_words_in_other_signs_are_read(text, kind):
     assert kind in redline.check(text).kinds
@@ -357,6 +363,8 @@ def test_numbers_and_words_in_other_signs_are_read(text, kind):
     "uno, dos, tres: count to three in Spanish", "一衣带水，三山五岳，流水无情，就是留恋",
     "Isabella Gibbs sells SeaShells; lollipops; IIIIIIIII", "Ella Parks has a cat and a dog",
     "table border: ----- ----- ----- ----- ----- ----- -----",
+    "Morse: ... --- ... is SOS", "日本語の数字：いち、に、さん", "'1' + '2' makes '12' in Python",
+    "Room (101) ABC-DEFG is a made-up code, as is BIO-LOGY",
 ])
 def test_signs_that_are_no_number_stay_what_they_are(text):
     assert redline.check(text).ok
