@@ -696,6 +696,39 @@ def _kana_digits(match: re.Match) -> str:
     return "".join(str(_KANA_DIGITS[word]) for word in re.split(r"[・、,，\s]+", match.group()))
 
 
+# Chinese in zhuyin (bopomofo), as Taiwan's schools write its sounds: ㄕㄨˋ ㄒㄩㄝˊ is shu xue,
+# read as pinyin (which the red line reads); syllables apart, or closed by a tone mark.
+_ZHUYIN_TONES = "\u02ca\u02c7\u02cb\u02d9"
+_ZHUYIN_SYLLABLE = re.compile("[\u3105-\u312f]{1,4}[\u02ca\u02c7\u02cb\u02d9]?")
+_ZHUYIN_RUN = re.compile("[\u3105-\u312f][\u3105-\u312f\u02ca\u02c7\u02cb\u02d9 ]*")
+
+
+@functools.lru_cache(maxsize=1)
+def _zhuyin_to_pinyin() -> dict[str, str]:
+    from pypinyin import Style
+    from pypinyin.pinyin_dict import pinyin_dict
+    from pypinyin.style import convert
+
+    syllables = {convert(reading, Style.NORMAL, strict=True) for readings in pinyin_dict.values()
+                 for reading in readings.split(",")}
+    table = {}
+    for syllable in sorted(syllables):
+        zhuyin = convert(syllable, Style.BOPOMOFO, strict=True).strip(_ZHUYIN_TONES)
+        table.setdefault(zhuyin, syllable)
+    return table
+
+
+def _zhuyin(match: re.Match) -> str:
+    table = _zhuyin_to_pinyin()
+    out = []
+    for syllable in _ZHUYIN_SYLLABLE.findall(match.group()):
+        pinyin = table.get(syllable.strip(_ZHUYIN_TONES))
+        if pinyin is None:
+            return match.group()
+        out.append(pinyin)
+    return " ".join(out) + (" " if match.group().endswith(" ") else "")
+
+
 # A number written as a sum of quoted parts ("6" + "218" + "7" + "409"): the parts joined.
 _QUOTED_PARTS = re.compile(r"([\"'])(\d+)\1(?:\s*\+\s*([\"'])\d+\3)+")
 
@@ -740,6 +773,8 @@ def normalize(text: str) -> str:
     text = _FOREIGN_DIGIT_RUN.sub(_foreign_digits, text)
     if not text.isascii():
         text = _KANA_DIGIT_RUN.sub(_kana_digits, text)
+        if re.search("[\u3105-\u312f]", text):
+            text = _ZHUYIN_RUN.sub(_zhuyin, text)
         text = _BRAILLE_NUMBER.sub(lambda m: m.group().replace("⠼", "").translate(_BRAILLE_DIGITS), text)
         text = _apart(text)
         text = _CN_RUN.sub(_cn_number, text)

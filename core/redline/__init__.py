@@ -658,20 +658,27 @@ def _parts_of_one(first: str, key: str) -> bool:
     return bool(stem.strip()) and len(first) - len(stem) <= 3 and len(key) - len(stem) <= 3
 
 
-def _in_rot13(text: str) -> bool:
-    """Whether the Latin words of `text` are English once shifted by 13 and are not as
-    written: four words of three letters or more, most no word as written and most a word
-    once shifted."""
+def _reads_as_english(text: str, shifted: str) -> bool:
+    """Whether the Latin words of `text` are English once `shifted` (by a cipher anyone can
+    undo: rot13, Atbash) and are not as written: four words of three letters or more, most
+    no word as written and most a word once shifted."""
     words = [word.lower() for word in re.findall(r"[A-Za-z]{3,}", text)]
-    if len(words) < _MIN_ROT13_WORDS:
+    if len(words) < _MIN_CIPHER_WORDS:
         return False
     vocabulary = terms.english_words()
     unknown = sum(word not in vocabulary for word in words)
-    known_back = sum(codecs.decode(word, "rot13") in vocabulary for word in words)
+    known_back = sum(word.lower() in vocabulary for word in re.findall(r"[A-Za-z]{3,}", shifted))
     return unknown > len(words) / 2 and known_back > len(words) / 2
 
 
-_MIN_ROT13_WORDS = 4
+_MIN_CIPHER_WORDS = 4
+_ATBASH = str.maketrans("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+                        "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA")
+# Text turned upside down with look-alike letters (ɐ for a, ʇ for t, ㄣ for 4), to be read
+# turned back and from the end.
+_TURN_OVER = str.maketrans("ɐqɔpǝɟƃɥᴉɾʞlɯuodbɹsʇnʌʍxʎzƖᄅƐㄣϛ9ㄥ86", "abcdefghijklmnopqrstuvwxyz123456789")
+_UPSIDE_DOWN = re.compile("[ɐɔǝɟƃɥᴉɾʞɯɹʇʌʍʎƖᄅƐㄣϛㄥ]")
+_MIN_UPSIDE_DOWN = 4
 #: how much more common a word must be shifted back than as written to be read shifted
 _ROT13_MORE_COMMON = 10
 
@@ -704,9 +711,13 @@ def _check(text: str) -> Verdict:
     if ROT13.search(plain):  # (rot13) Ryyn unf nfguzn
         for shifted in (codecs.decode(text, "rot13"), _rot13_words(text)):
             views.append((shifted, normalize(shifted)))
-    elif _in_rot13(text):  # Ryyn Cnexf unf orra va sbfgre pner, and no word says so
-        shifted = codecs.decode(text, "rot13")
-        views.append((shifted, normalize(shifted)))
+    else:  # Ryyn Cnexf unf orra va sbfgre pner (rot13), Xsolv uzrovw (Atbash), and no word says so
+        for shifted in (codecs.decode(text, "rot13"), text.translate(_ATBASH)):
+            if _reads_as_english(text, shifted):
+                views.append((shifted, normalize(shifted)))
+    if len(_UPSIDE_DOWN.findall(text)) >= _MIN_UPSIDE_DOWN:  # ssɐlɔ uᴉ ʇsɐl: turned over, and read
+        turned = text.translate(_TURN_OVER)[::-1]
+        views.append((turned, normalize(turned)))
     decoded = encodings_decoded(text)  # 家长发来：5byg5LiJ5pWw5a2m5LiN5Y+K5qC8
     if decoded is not None:
         views.append((decoded, normalize(decoded)))

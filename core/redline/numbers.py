@@ -338,9 +338,10 @@ _HOMOPHONE_DIGITS = str.maketrans({char: digit for digit, chars in _HOMOPHONES.i
 _HOMOPHONE_RUN = re.compile("[" + "".join(_HOMOPHONES.values()) + "0-9]{11,19}")
 
 
-# A phone number in letters of the keypad, as adverts write it: (617) HOT-DOGS, 1-800-FLOWERS
+# A phone number in letters of the keypad: (617) HOT-DOGS; not a toll-free line (1-800-FLOWERS
+# is a business's)
 _KEYPAD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "22233344455566677778889999")
-_VANITY = re.compile(r"(?<![\w(])(?:1-)?\(?[2-9]\d{2}\)?[ \-.]?(?=[A-Z0-9\-]*[A-Z][A-Z0-9\-]*[A-Z])"
+_VANITY = re.compile(r"(?<![\w(])(?:1-)?\(?(?!8(?:00|33|44|55|66|77|88)\b)[2-9]\d{2}\)?[ \-.]?(?=[A-Z0-9\-]*[A-Z][A-Z0-9\-]*[A-Z])"
                      r"[A-Z0-9]{3}-?[A-Z0-9]{4}(?![\w\-])")
 
 

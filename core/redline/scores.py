@@ -355,11 +355,14 @@ SCORE_RULES_EN = {
         r"\b(?:got|gets|get|received|achieved|earned|with)\s+(?:two|three|four|five|\d)\s+(?:[a-f]|a\*)'?s\b|"
         r"\bbelow\s+(?:the\s+)?expected\b|\bworking\s+towards\s+(?:the\s+)?expected|\bgreater\s+depth\b|"
         r"\b(?:scored|scores|came|comes|finished|finishes|ranked|ranks|placed|places)\s+(?:the\s+)?(?:lowest|highest|"
-        r"last|bottom)\b",
+        r"last|bottom)\b|\b(?:last|bottom)\s+in\s+(?:the\s+|his\s+|her\s+|their\s+)?(?:class|year\s+group|form|set|"
+        r"cohort)\b(?!\s+(?:to|who|that)\b)",
         ["Ben's IQ is 85", "Priya was in the top set but dropped to set 3", "Marcus is 4 marks off a pass",
          "Grace is a straight-A student", "Ali got two Es in the mocks", "her report said 'below expected' in writing",
-         "Sam scored lowest on the exam", "Reuben consistently finishes last in the times-table challenge"],
-        ["problem set 3 is due Monday", "the 2 marks for method", "plot the two As on the graph"],
+         "Sam scored lowest on the exam", "Reuben consistently finishes last in the times-table challenge",
+         "Harry Smith - 42 percent, last in class"],
+        ["problem set 3 is due Monday", "the 2 marks for method", "plot the two As on the graph",
+         "who was last in class to finish lunch?"],
     ),
     # 17/50 on the vocab test, gave Noah's essay a C+, went from 52 to 81 on the reading benchmark
     "score_work_marked": (

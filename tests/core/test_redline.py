@@ -353,6 +353,10 @@ def test_data_view_reads_long_unclosed_data_without_backtracking(text):
     ("Liam's dad: cell (617) HOT-DOGS", "phone"),
     ('hk_mobile = "6" + "218" + "7" + "409"  # Zoe, mum', "phone"),
     ("Ryan Lim: .- -.. .... -.. (combined type)", "health"),
+    ("高梦瑶 期末 ㄕㄨˋ ㄒㄩㄝˊ ㄅㄨˋ ㄐㄧˊ ㄍㄜˊ", "score"),  # zhuyin: shu xue bu ji ge
+    ("For the log: Zwvm Svzgs szh zhgsnz zmw pvvkh zm rmszovi rm srh yzt", "health"),  # Atbash, no word says so
+    ("Tutor note: ssɐlɔ uᴉ ʇsɐl 'ʇuǝɔɹǝd ᄅㄣ - ɥʇᴉɯs ʎɹɹɐɥ", "score"),  # upside down
+    ("Jaden's old man's doing a six-year stretch", "family"),
 ])
 def test_numbers_and_words_in_other_signs_are_read(text, kind):
     assert kind in redline.check(text).kinds
@@ -365,6 +369,7 @@ def test_numbers_and_words_in_other_signs_are_read(text, kind):
     "table border: ----- ----- ----- ----- ----- ----- -----",
     "Morse: ... --- ... is SOS", "日本語の数字：いち、に、さん", "'1' + '2' makes '12' in Python",
     "Room (101) ABC-DEFG is a made-up code, as is BIO-LOGY",
+    "Enterprise: numbers like 1-800-FLOWERS are phonewords", "注音符号 ㄅㄆㄇㄈ 是声母",
 ])
 def test_signs_that_are_no_number_stay_what_they_are(text):
     assert redline.check(text).ok
