@@ -51,7 +51,10 @@ _MAX_UNESCAPE_ROUNDS = 4
 
 #: Lower-case letters that stand for digits inside a number (138l2345678, O7823 O469O1 once
 #: lower-cased): the one table the red line reads numbers with too.
-LETTERS_AS_DIGITS = str.maketrans("oli", "011")
+#: Every sign that stands for a digit by its look, case and all (O 0, l 1, Z 2, E 3, A 4, S 5,
+#: b 6, T 7, B 8, g 9): the one table; each reading takes the signs it trusts from it.
+LOOKALIKE_DIGITS = dict(zip("ODoIil|ZzEAhSsbGTLBgq", "000111122344556677899"))
+LETTERS_AS_DIGITS = str.maketrans({c: LOOKALIKE_DIGITS[c] for c in "oli"})
 
 # Scripts whose letters are folded onto Latin look-alikes (the confusables table also
 # lists CJK and symbol pairs, which must not be touched: 一 is not a dash).
@@ -154,21 +157,21 @@ def to_simplified(text: str) -> str:
 # --- numbers in words -------------------------------------------------------------------
 
 # 参 is what OpenCC makes of the traditional 大写 參; alone it stays the word 参 (参加).
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "壹": 1, "幺": 1, "二": 2, "贰": 2, "两": 2, "三": 3, "叁": 3, "参": 3, "四": 4,
+CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "壹": 1, "幺": 1, "二": 2, "贰": 2, "两": 2, "三": 3, "叁": 3, "参": 3, "四": 4,
               "肆": 4, "五": 5, "伍": 5, "六": 6, "陆": 6, "七": 7, "柒": 7, "八": 8, "捌": 8, "九": 9, "玖": 9}
 _CN_UNITS = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
 _CN_BIG = {"万": 10_000, "亿": 100_000_000}
-_CN_RUN = re.compile("[0-9" + "".join(_CN_DIGITS) + "".join(_CN_UNITS) + "".join(_CN_BIG) + "]+")
+_CN_RUN = re.compile("[0-9" + "".join(CN_DIGITS) + "".join(_CN_UNITS) + "".join(_CN_BIG) + "]+")
 
 
 def _cn_positional(run: str) -> int | None:
     """九十二 -> 92, 一百零五 -> 105, 十一 -> 11, 三万五千 -> 35000; None if it is not one number."""
     total, section, digit = 0, 0, None
     for char in run:
-        if char in _CN_DIGITS or char.isdigit():
+        if char in CN_DIGITS or char.isdigit():
             if digit is not None and digit != 0:
                 return None  # two digits in a row inside a positional number: not one number
-            digit = _CN_DIGITS[char] if char in _CN_DIGITS else int(char)
+            digit = CN_DIGITS[char] if char in CN_DIGITS else int(char)
         elif char in _CN_UNITS:
             section += (1 if digit is None else digit) * _CN_UNITS[char]
             digit = None
@@ -196,7 +199,7 @@ def _cn_number(match: re.Match) -> str:
     positional = any(c in _CN_UNITS or c in _CN_BIG for c in run)
     if not positional:
         # Digit by digit: 一三八…, 1三8一…, 二〇二四
-        return "".join(c if c.isdigit() else str(_CN_DIGITS[c]) for c in run)
+        return "".join(c if c.isdigit() else str(CN_DIGITS[c]) for c in run)
     # A run may mix a digit-by-digit head with a positional number; try the whole run,
     # and fall back to the digit-by-digit prefix plus the rest.
     value = _cn_positional(run)
@@ -626,7 +629,7 @@ _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u20
 _CAPITAL_DIGIT_CHARS = "0-9OISBZGTl"
 _CAPITAL_DIGITS = re.compile(rf"(?<![A-Za-z0-9])[({{]?[{_CAPITAL_DIGIT_CHARS}]{{2,6}}[)}}]?"
                              rf"(?:[ \-.][ ]?[({{]?[{_CAPITAL_DIGIT_CHARS}]{{2,6}}[)}}]?){{1,5}}(?![A-Za-z0-9])")
-_CAPITAL_AS_DIGIT = str.maketrans("OISBZGTl", "01582671")
+_CAPITAL_AS_DIGIT = str.maketrans({c: LOOKALIKE_DIGITS[c] for c in "OISBZGTl"})
 _MIN_CAPITAL_RUN = 9
 
 
@@ -636,10 +639,6 @@ def _capital_digits(match: re.Match) -> str:
     if len(chars) < _MIN_CAPITAL_RUN or sum(c.isdigit() for c in chars) < 2 or all(c.isdigit() for c in chars):
         return run
     return run.translate(_CAPITAL_AS_DIGIT)
-
-
-# One letter between every two digits ("ignore the x's: 0x7x8x6x6x0x3x1x4x7x2"): dropped.
-_LETTER_BETWEEN_DIGITS = re.compile(r"(?<![a-z0-9])\d([a-z])\d(?:\1\d){6,}(?![a-z0-9])")
 
 
 # Digits in Braille (⠼, the number sign, then the cells of a to j) and in Morse code (seven
@@ -752,8 +751,8 @@ def _morse_text(match: re.Match) -> str:
     return " ".join("".join(word) for word in letters)
 
 
-# Digits with a different letter between each two ("drop the letters: 3j4g0j1m0s4p2m…"):
-# eight digits or more, strictly one letter apart (one and the same letter is read below).
+# A letter between every two digits, the same one or not ("ignore the x's: 0x7x8x6x6x0x3x…",
+# "drop the letters: 3j4g0j1m0s4p2m…"): eight digits or more, strictly one letter apart.
 _LETTERS_BETWEEN_DIGITS = re.compile(r"(?<![a-z0-9])\d(?:[a-z]\d){7,}(?![a-z0-9])")
 
 
@@ -762,7 +761,6 @@ def normalize(text: str) -> str:
     if not text:
         return ""
     text = _CAPITAL_DIGITS.sub(_capital_digits, fold(text)).casefold()
-    text = _LETTER_BETWEEN_DIGITS.sub(lambda m: m.group().replace(m.group(1), ""), text)
     text = _LETTERS_BETWEEN_DIGITS.sub(lambda m: re.sub(r"[a-z]", "", m.group()), text)
     if "-----" in text or "....." in text or "...." in text:
         text = _MORSE_RUN.sub(_morse, text)

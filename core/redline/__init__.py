@@ -442,17 +442,14 @@ _ROSTER_FIELD = re.compile(
     r"姓名|名字|学生|同学|队员|选手|班级|班|年级|宿舍|寝室|楼|房间|房号|床位|床号|座位|座号|座位号|桌号|组|小组|组别|值日|"
     r"值日生|任务|日期|星期|时间|地点|路线|线路|站点|站|校车|车次|社团|活动|项目|号码|编号|学号|考号|准考证号|考场|储物柜|"
     r"柜号|批次|餐次|职务|岗位|分工|性别|老师|教室|场地|球衣号|号|组长|队长|搭档|乐器")
-_ROSTER_PERSON = re.compile(r"names?|students?|pupils?|child|children|kids?|players?|candidates?|members?|"
-                            r"姓名|名字|学生|同学|队员|选手")
 _FIELD_SUFFIX = re.compile(r"\s*(?:no\.?|number|num|name|#|号|名称|编号|[(（][^)）]{0,12}[)）])$")
-_SQL_COLUMNS = re.compile(r"insert\s+into\s+[\w.`\"]+\s*\(([^)]{1,300})\)", re.IGNORECASE)
-_XML_FIELD = re.compile(r"<([A-Za-z_][\w\-]{0,30})>[^<>\n]{0,80}</\1>|\s([A-Za-z_][\w\-]{0,30})=[\"']")
 _QUOTED_KEY = re.compile(r"[\"']([^\"'\n]{1,30})[\"']\s*:")
 _LINE_KEY = re.compile(r"^\s*(?:-\s+)?([A-Za-z_\u4e00-\u9fff][\w\u4e00-\u9fff .()（）#]{0,24}?)\s*[:=：]", re.MULTILINE)
-_A_NAME = re.compile(r"[A-Z][a-z]+(?:[ '\-][A-Z][a-z']+)?")
+_LATIN_NAME = r"[A-Z][a-z]+(?:[ '\-][A-Z][a-z']+)?"  # Kiera, Finn Raman, Jack O'Neil
+_A_NAME = re.compile(_LATIN_NAME)
 _DICT_OF_NAMES = re.compile(r"([A-Za-z_]\w{0,30})\s*=\s*\{")
 # a key that is a person's name, over a record of theirs: {"蒋梓萌": {"room": 91, …}}
-_NAME_LIKE = re.compile(r"[A-Z][a-z]+(?:[ '\-][A-Z][a-z']+)?|[\u4e00-\u9fff]{2,4}")
+_NAME_LIKE = re.compile(rf"{_LATIN_NAME}|[\u4e00-\u9fff]{{2,4}}")
 
 
 def _paste_fields(text: str) -> list[str]:
@@ -464,10 +461,11 @@ def _paste_fields(text: str) -> list[str]:
     html = _html_table(text)
     if html:
         return [_column_name(cell) if cell.isascii() else cell for cell in _table_header(html)]
-    for match in _SQL_COLUMNS.finditer(text):
+    for match in _SQL_INSERT.finditer(text):
         fields += match.group(1).split(",")
-    for tag, attribute in _XML_FIELD.findall(re.sub(r"<\?[^>]*\?>", "", text)):
-        fields.append(tag or attribute)
+    elements = re.sub(r"<\?[^>]*\?>", "", text)  # not <?xml version="1.0" …?>
+    fields += [tag for tag, _value in _XML_LEAF.findall(elements)]
+    fields += [key for attributes in _XML_ATTRIBUTES.findall(elements) for key, _value in _XML_ATTRIBUTE.findall(attributes)]
     if not fields:
         fields += _table_header(text)
     keys = ["name" if _NAME_LIKE.fullmatch(match.group(1)) and text[match.end():].lstrip().startswith("{")
@@ -539,7 +537,7 @@ _XML_ATTRIBUTES = re.compile(r"<[A-Za-z_][\w\-]*((?:\s+[A-Za-z_][\w\-]*=\"[^\"<>
 _XML_ATTRIBUTE = re.compile(r"([A-Za-z_][\w\-]*)=\"([^\"<>]*)\"")
 _XML_LEAVES = re.compile(r"(?:<([A-Za-z_][\w\-]*)>[^<>]{0,80}</\1>\s*){2,}")
 _XML_LEAF = re.compile(r"<([A-Za-z_][\w\-]*)>([^<>]{0,80})</\1>")
-_NAMED_VALUES = re.compile(r"([A-Za-z_]\w{0,30})\s*=\s*\{((?:\s*[\"'][A-Z][a-z]+(?:[ '\-][A-Z][a-z']+)?[\"']\s*:\s*"
+_NAMED_VALUES = re.compile(rf"([A-Za-z_]\w{{0,30}})\s*=\s*\{{((?:\s*[\"']{_LATIN_NAME}[\"']\s*:\s*"
                            r"[\"']?[\w.+\-]{1,8}[\"']?\s*,?)+)\s*\}")
 _NAMED_VALUE = re.compile(r"[\"']([^\"']+)[\"']\s*:\s*[\"']?([\w.+\-]{1,8})")
 

@@ -13,7 +13,7 @@ named parts (area code …, exchange …, line …). An IBAN checks itself (modu
 
 import re
 
-from core.normalize import LETTERS_AS_DIGITS
+from core.normalize import CN_DIGITS, LETTERS_AS_DIGITS, LOOKALIKE_DIGITS
 
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
@@ -327,15 +327,17 @@ def a_number(digits: str) -> bool:
 
 # Letters that look like digits, case and all (ElOllSZOOgOlOBAOZg, lbbllEZEAgB): a word of
 # eight such signs or more, three letters at least, read as digits where they check out.
-_LOOKALIKE_SIGNS = str.maketrans("ODoIil|ZzEAhSsbGTLBgq", "000111122344556677899")
-_LOOKALIKE_WORD = re.compile(r"(?<![A-Za-z0-9])[0-9ODoIil|ZzEAhSsbGTLBgq]{8,19}(?![A-Za-z0-9])")
+_LOOKALIKE_SIGNS = str.maketrans(LOOKALIKE_DIGITS)
+_LOOKALIKE_WORD = re.compile(rf"(?<![A-Za-z0-9])[0-9{re.escape(''.join(LOOKALIKE_DIGITS))}]{{8,19}}(?![A-Za-z0-9])")
 # Chinese characters said like digits (衣舞铃铃铃衣尔舞寺伞溜 is 15000125436): a run of eleven or
 # more, read as digits where they check out.
-_HOMOPHONES = {"0": "零铃玲灵令凌龄领洞", "1": "一衣医依伊壹幺腰妖", "2": "二尔儿耳而贰两", "3": "三山伞散叁杉珊衫",
-               "4": "四寺死似思丝斯司肆撕", "5": "五舞武午吾伍无屋乌捂", "6": "六溜流留刘柳陆榴",
-               "7": "七妻期漆齐其奇骑柒棋", "8": "八吧巴爸扒芭捌疤", "9": "九酒久就旧玖救韭"}
-_HOMOPHONE_DIGITS = str.maketrans({char: digit for digit, chars in _HOMOPHONES.items() for char in chars})
-_HOMOPHONE_RUN = re.compile("[" + "".join(_HOMOPHONES.values()) + "0-9]{11,19}")
+# (with the numerals themselves, core.normalize.CN_DIGITS)
+_HOMOPHONES = {"0": "铃玲灵令凌龄领洞", "1": "衣医依伊腰妖", "2": "尔儿耳而", "3": "山伞散杉珊衫",
+               "4": "寺死似思丝斯司撕", "5": "舞武午吾无屋乌捂", "6": "溜流留刘柳榴",
+               "7": "妻期漆齐其奇骑棋", "8": "吧巴爸扒芭疤", "9": "酒久就旧救韭"}
+_HOMOPHONE_DIGITS = str.maketrans({**{char: digit for digit, chars in _HOMOPHONES.items() for char in chars},
+                                   **{char: str(value) for char, value in CN_DIGITS.items()}})
+_HOMOPHONE_RUN = re.compile("[" + "".join(_HOMOPHONES.values()) + "".join(CN_DIGITS) + "0-9]{11,19}")
 
 
 # A phone number in letters of the keypad: (617) HOT-DOGS; not a toll-free line (1-800-FLOWERS
