@@ -54,7 +54,7 @@ from django.utils.translation import gettext_lazy as _
 from core.normalize import READ_BACKWARDS, ROT13, disguised, encodings_decoded, normalize
 from core.redline import learned, scores, situations, terms
 from core.redline.numbers import (id18_check_digit, is_bank_card, is_id_number, is_mobile, luhn_ok, number_kinds,
-                                  signs_read_as_digits)
+                                  public_line, signs_read_as_digits)
 from core.redline.terms import TERMS_FILE
 
 __all__ = ["KINDS", "KIND_LABELS", "NUMBER_KINDS", "RULES", "TERMS_FILE", "Rule", "Verdict", "check",
@@ -120,12 +120,12 @@ def _numbers_in(plain: str) -> frozenset[str]:
 # exercise "using the made-up card number 4539 …") is nobody's: the text says the number is
 # invented, asks for teaching material, and names no person. Said of a person's number
 # (把刘佳怡的身份证号…当示例) or without the exercise, the number is refused.
-_MADE_UP = re.compile(r"虚构|虚拟|假设|编造|编的|捏造|示例|样例|范例|假的|测试用|"
+_MADE_UP = re.compile(r"虚构|虚拟|假设|编造|编的|捏造|示例|样例|范例|假的|测试用|测试卡|沙箱|\bsandbox\b|"
                       r"\b(?:made[\s\-]up|fictional|fictitious|invented|imaginary|hypothetical|fake|dummy|sample|"
                       r"example|test)\s+(?:(?:id|identity|card|credit|debit|bank|phone|mobile|telephone|account)\s+)*"
                       r"(?:numbers?|cards?|ids?)\b", re.ASCII)
-_EXERCISE = re.compile(r"练习|习题|例题|出题|出一道|出几道|题目|作业题|校验码|校验位|算法|课件|教案|"
-                       r"\b(?:exercises?|worksheets?|questions?|problems?|lessons?|algorithm|check\s+digit|"
+_EXERCISE = re.compile(r"练习|习题|例题|出题|出一道|出几道|题目|作业题|校验|算法|课件|教案|编程课|信息课|"
+                       r"\b(?:exercises?|worksheets?|questions?|problems?|lessons?|algorithm|check\s+digit|lab|coding|"
                        r"checksum|activity|quiz)\b", re.ASCII)
 
 
@@ -140,7 +140,7 @@ _WORD_PROBLEM_LABEL = re.compile(
     r"^\s*(?:please\s+)?(?:set|write|make|create|give\s+me)\s+an?\s+(?:word\s+|maths?\s+)?(?:problem|question|exercise)\b")
 _WORD_PROBLEM_ASKS = re.compile(
     r"求|多少|几分|几道|几个|平均|百分之几|几成|"
-    r"\b(?:how\s+many|how\s+much|what\s+(?:fraction|percentage|proportion)|what\s+(?:is|was|were)\s+(?:the|his|her|their)\s+"
+    r"\b(?:how\s+many|how\s+much|what\s+(?:fraction|percentage|proportion)|what(?:\s+(?:is|was|were)|'s)\s+(?:the|his|her|their)\s+"
     r"(?:average|mean|total|median)|what\s+did\s+(?:he|she|they)\s+(?:score|get)|find|calculate|work\s+out)\b")
 
 
@@ -212,12 +212,12 @@ def anonymous_count(text: str, plain: str) -> bool:
 
 
 def _score_exemption(name: str) -> Callable[[str, str], bool]:
-    """A word problem's marks are nobody's (word_problem), nor are those of a count of
-    pupils that names none of them (anonymous_count); a class's own statistic is nobody's score, nor is
+    """A word problem's marks are nobody's (word_problem), nor are a story's (terms.fiction),
+    nor are those of a count of pupils that names none of them (anonymous_count); a class's own statistic is nobody's score, nor is
     a paper's layout (各科满分：语文120); a ranking in a question or a lesson that names
     nobody (年级前十名的名单要公布吗？请给出建议) is nobody's place."""
     def nobodys(text: str, plain: str) -> bool:
-        return word_problem(text, plain) or anonymous_count(text, plain)
+        return word_problem(text, plain) or anonymous_count(text, plain) or terms.fiction(text, plain)
 
     if name in scores.LAYOUT_RULES:
         return lambda text, plain: nobodys(text, plain) or bool(_PAPER_LAYOUT.search(plain))
@@ -769,11 +769,19 @@ def screen(text: str) -> Verdict:
         judged = (learned.judge(caption) if caption else None) or _NOTHING_JUDGED
     return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=learned.params(),
                           disguised=written_in_disguise(text, verdict.kinds), in_records=verdict.in_records,
-                          exercise=word_problem(text, _plain(text)), listed=listed),
+                          exercise=word_problem(text, _plain(text)), listed=listed,
+                          nobodys=_nobodys_numbers(_plain(text)), lesson=terms.teaching_request(text, _plain(text)),
+                          story=terms.fiction(text, _plain(text))),
                    verdict.in_records)
 
 
 _NOTHING_JUDGED = learned.Judgement(sensitive=0.0, kind="score")
+
+
+def _nobodys_numbers(plain: str) -> bool:
+    """Whether the numbers of normalized `plain` are nobody's: an institution's public line
+    (numbers.public_line) and no number of a person's."""
+    return public_line(plain) and not _numbers_in(plain)
 
 
 def written_in_disguise(text: str, rule_kinds: tuple[str, ...]) -> bool:
@@ -798,7 +806,8 @@ _STANDING = tuple(rule for rule in RULES if rule.name in EUPHEMISM_RULES + UNJUD
 
 def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int,
            limits: learned.Params, disguised: bool = False, in_records: tuple[str, ...] = (),
-           exercise: bool = False, listed: bool = False) -> tuple[str, ...]:
+           exercise: bool = False, listed: bool = False, nobodys: bool = False,
+           lesson: bool = False, story: bool = False) -> tuple[str, ...]:
     """`screen()`'s decision from what the rules found in a text of `chars` characters and
     what the judge made of it (bench/redline_fit.py chooses the limits with this function).
     On a `disguised` text (`written_in_disguise`: invisible characters, other scripts'
@@ -806,13 +815,19 @@ def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int
     they find in a table or a record of a person (`in_records`: the judge is fitted on
     sentences, and a column's name says what its value is). In a word problem (`exercise`)
     the judge alone does not find a score: its marks are made up. In a roster (`listed`:
-    roster()) what the rules find stands, and `judged` is the judge's reading of its caption."""
+    roster()) what the rules find stands, and `judged` is the judge's reading of its caption.
+    The judge alone finds no identifying number where the only one is nobody's (`nobodys`: an
+    institution's public line), no condition, family matter or number in a request for a
+    lesson that names nobody (`lesson`: terms.teaching_request; its marks are the rules' to read,
+    as 给张伟写评语：期中数学58分 is one), and nothing in a story or a reading passage that
+    names nobody (`story`: terms.fiction)."""
     kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS} | set(in_records)
     if (judged.sensitive > limits.low or judged.clause > limits.clause_low or chars < _RULES_STAND_BELOW_CHARS
             or disguised or listed):
         kinds.update(rule_kinds)
     if (judged.sensitive > limits.high or judged.clause > limits.clause_high) and not kinds \
-            and not (exercise and judged.kind == "score"):
+            and not (exercise and judged.kind == "score") and not (nobodys and judged.kind in NUMBER_KINDS) \
+            and not (lesson and judged.kind != "score") and not story:
         kinds.add(judged.kind)
     return tuple(kind for kind in KINDS if kind in kinds)
 

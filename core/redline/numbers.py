@@ -156,8 +156,11 @@ def _not_a_date(value: str) -> bool:
 # carries it), and not where a person's word stands between the line's name and the number
 # ("办公室电话：王老师手机 …", "office hours, mum's phone …").
 _PUBLIC_LINE = re.compile(
-    r"(?:学校|学院|校办|办公室|教务处|政教处|德育处|总务处|招生办|总机|前台|服务台|热线|公开电话|咨询电话|"
-    r"(?<![a-z])(?:school|office|reception|switchboard|hotline|helpline|front\s+desk|enquiries|main\s+line)(?![a-z]))"
+    r"(?:学校|学院|校办|办公室|教务处|政教处|德育处|总务处|招生办|总机|前台|服务台|热线|公开电话|咨询电话|传达室|门卫室?|"
+    r"校医室|医务室|保健室|值班室|保卫处|财务处|后勤处|图书馆|食堂|宿管|家委会|家长教师会|"
+    r"(?<![a-z])(?:school|office|reception|switchboard|hotline|helpline|front\s+desk|enquiries|main\s+line|"
+    r"(?:attendance|absence|text|crisis|advice|support|enquiry|information|help|admissions)\s+line|"
+    r"(?:text|sms)\s+\w+\s+to)(?![a-z]))"
     r"((?:[^\n\d(]|\([^()\n\d]{0,30}\)){0,14})(\(?\+?\d[\d \-()]{2,16}\d)(?![\d])")
 _PERSONAL = re.compile(r"家长|妈妈|爸爸|家里|家庭|私人|个人|手机|老师|(?<![a-z])(?:mum|mom|dad|parent|home|mobile|cell|"
                        r"personal|private|mr|mrs|ms|miss|dr)(?![a-z])|'s")
@@ -172,6 +175,12 @@ def _without_public_lines(text: str) -> str:
         start = match.start(2) - match.start()
         return match.group()[:start] + "#" * len(match.group(2))
     return _PUBLIC_LINE.sub(blank, text)
+
+
+def public_line(text: str) -> bool:
+    """Whether normalized `text` gives an institution's public line (学校教务处电话
+    0571-86502317, "Kids Helpline is 1800 55 1800"): a number nobody owns."""
+    return _without_public_lines(text) != text
 
 
 # A value given in parts a few characters apart ({"sfz_1":"350203201006","sfz_2":"142239"},

@@ -13,7 +13,7 @@ SUBJECTS = ("语文|数学|英语|外语|物理|化学|生物|历史|地理|政�
 _EN_SUBJECTS = ("math|maths|mathematics|english|physics|chemistry|biology|history|geography|science|chinese|"
                 "literature|art|music|pe|reading|writing|french|spanish|german|economics|computing|algebra|geometry")
 # What may follow a number that is NOT a score: 45分钟, 第3章, 10道题, 教了20年 …
-_NOT_A_SCORE_UNIT = (r"分钟|章|节|课|题|道|页|个|人|名|班|级|届|次|周|天|小时|年|岁|篇|套|份|册|单元|讲|词|本|组|号|楼|室|"
+_NOT_A_SCORE_UNIT = (r"分钟|章|节|课|题|道|页|个|人|名|班|级|届|次|周|天|小时|年|月|日(?!语)|岁|篇|套|份|册|单元|讲|词|本|组|号|楼|室|"
                      r"%|[.．:：]\d|\d|分制|分的|分值|分满分")
 _RANK_NOT_UNIT = (r"[\d一二三四五六七八九十百]|\s*(?:[节周章课天页题单元行列组排次个道位批届期段部场轮种类项]|分钟|小时|"
                   r"的\s*(?:题|知识|错|内容|原因|问题|作品|单词|词|书|课))")

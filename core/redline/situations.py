@@ -125,6 +125,17 @@ FAMILY_RULES = {
         ["曹阳爸爸因为诈骗坐了牢", "他舅舅进了看守所"],
         ["坐在教室前排", "抓了一把糖"],
     ),
+    # violence at home said in words, not by the term 家暴: 他爸喝了酒就打他, "his stepdad hits him"
+    "family_violence": (
+        r"(?:爸爸?|妈妈?|父亲|母亲|继父|继母|后爸|后妈|爷爷|奶奶|舅舅|叔叔|男朋友)[^，,。.;；!！?？]{0,8}?"
+        r"(?:打他|打她|打孩子|打骂|动手打|拿皮带|用皮带抽|往死里打|掐他|掐她)|"
+        r"\b(?:step-?(?:dad|father|mum|mom|mother)|dad|father|mum|mom|mother|parents?|uncle|mum's\s+boyfriend|"
+        r"mom's\s+boyfriend)\s+(?:\w+\s+)?(?:hits|hit|beats|beat|punches|punched|slaps|slapped|kicks|kicked|hurts|"
+        r"chokes|choked|belts|whips)\s+(?:him|her|them|me)\b",
+        ["周雨轩说他爸喝了酒就打他", "黄晓妍继父经常打骂她", "Kevin told me his stepdad hits him when he's drunk",
+         "Ava says her mum's boyfriend slapped her"],
+        ["打他一个措手不及", "爸爸打球很厉害", "the batter hit him with the ball", "my dad hits the gym daily"],
+    ),
     # raised by grandparents or relatives, parents seldom home
     "family_left_behind": (
         r"(?:跟|和|由)(?:着)?\s*(?:爷爷|奶奶|外公|外婆|姥姥|姥爷|祖父母|外祖父母|亲戚|叔叔|舅舅|姑姑|姨妈|伯伯)[^，,。.;；]{0,6}?"

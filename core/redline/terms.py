@@ -350,9 +350,10 @@ def _sound_alike(a: str, b: str) -> bool:
     return any(within_one_edit(x, y) for x in _readings(a) for y in _readings(b))
 
 
-# A typo replaces a character of a word with one that sounds alike; a grammatical particle
-# or a surname in that place is the sentence going on, not a typo.
-_FUNCTION_CHARS = frozenset("与和的了是在有也都就而及或被把从向对给让为")
+# A typo replaces a character of a word with one that sounds alike; a grammatical particle,
+# a pronoun or a surname in that place is the sentence going on, not a typo (她养的小猫 is
+# not 寄养).
+_FUNCTION_CHARS = frozenset("与和的了是在有也都就而及或被把从向对给让为他她它我你")
 
 
 def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
@@ -404,9 +405,10 @@ _LESSON_OR_TOPIC = re.compile(
     # a lesson of another subject about a condition (化学课讲湿疹药膏); not 体育课, which a sick note names
     r"(?:化学|物理|数学|地理|英语|美术|音乐|信息|社会|劳动)课\s*(?:[:：]|讲|上讲|要讲)|"
     r"\((?:biology|science|health|pshe)\)|"
-    r"\b(?:biology|science|health|pshe)\s+(?:lesson|class|unit)\b|"
+    r"\b(?:biology|science|health|pshe)\s+(?:lesson|class|unit)\b|^\s*(?:biology|science|health|pshe)\s*:|"
     r"^\s*(?:unit|lesson|chapter)\s+\d+\s*(?::|covers|is about)|"
-    r"^\s*(?:please\s+)?(?:(?:the\s+)?teacher\s+(?:wants|would like|plans)\s+to\s+)?(?:explain|teach|create|make|write|"
+    r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?"
+    r"(?:(?:the\s+)?teacher\s+(?:wants|would like|plans)\s+to\s+)?(?:explain|teach|create|make|write|"
     r"prepare|design|review|introduce|summari[sz]e|discuss|describe|plan|draft|outline|cover|remind|organi[sz]e|"
     r"inform|tell\s+parents)\b|\b(?:programme|program|campaign|assembly|awareness|essay\s+topic|in\s+general|"
     r"story|novel|poem|fairy\s+tale|the\s+book|the\s+text|the\s+film|character|lesson|worksheet|topic|pandemic|"
@@ -431,6 +433,36 @@ def names_nobody(text: str, plain: str) -> bool:
     """Does `text` (normalized: `plain`) point at no person (他, 该生, 小王, 王小明同学,
     "Tom's", "Amy has")?"""
     return not _PERSON.search(plain) and not _EN_NAME.search(fold(text))
+
+
+# A reading passage, a story or a novel (阅读题里的小明考试没及格, "In the novel, Jo fails
+# her exams"): its people and their marks are made up.
+_FICTION = re.compile(r"阅读题|阅读材料|阅读理解|文中|课文|小说|故事里|故事中|童话|寓言|绘本|剧本|"
+                      r"\b(?:in\s+the\s+(?:story|novel|book|play|poem|film|passage|extract)|story\s+starter|"
+                      r"reading\s+(?:passage|comprehension)|protagonist|main\s+character)\b")
+
+
+def fiction(text: str, plain: str) -> bool:
+    """Is `text` (normalized: `plain`) about a story or a reading passage, naming nobody real?"""
+    return bool(_FICTION.search(plain)) and names_nobody(text, plain)
+
+
+# A request for teaching material, by how it starts: a teaching verb (讲讲, 设计, "explain",
+# "could you design"), or a lesson's subject and a colon (生物课：, "Biology:"). Narrower than
+# _LESSON_OR_TOPIC, which also holds words of topics (建议, 知识, 故事) that a note about a
+# pupil may use: the judge's own verdict is set aside on this one only.
+_TEACHING = re.compile(
+    r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:给(?:学生|孩子|同学)们?|给全班|给大家)?\s*"
+    r"(?:讲讲|讲解|讲一下|讲一讲|介绍一下|出一份|出一套|出一道|出几道|设计|写一篇|写一份|做一份|制作|科普)|"
+    r"^\s*(?:心理|健康|卫生|安全|生物|科学|科普|青春期|历史|语文|政治|道法|化学|物理|数学|地理|英语|美术|音乐|信息|社会|"
+    r"劳动)(?:教育)?课\s*(?:[:：]|讲|上讲|要讲)|"
+    r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:explain|teach|design|prepare|introduce|"
+    r"summari[sz]e|outline)\b|^\s*(?:biology|science|health|pshe|chemistry|physics|history|geography)\s*:")
+
+
+def teaching_request(text: str, plain: str) -> bool:
+    """Does `text` (normalized: `plain`) start as a request for teaching material, naming nobody?"""
+    return bool(_TEACHING.search(plain)) and names_nobody(text, plain)
 
 
 def lesson_request(text: str, plain: str) -> bool:

@@ -165,6 +165,8 @@ SENSITIVE: list[tuple[str, str]] = [
     ("Ruby Lane was diagnosed with POTS and may faint in assembly", "health"),
     ("王小雨有乳糜泻，午餐要无麸质", "health"),
     ("Ellis has a cochlear implant, so keep him away from the Van de Graaff demo", "health"),
+    ("Mrs Hughes has early-onset Parkinson's and has asked us not to tell the kids", "health"),
+    ("王梓轩的外婆是老年痴呆，周末由他照顾", "health"),
     ("uncles = {'Sam Reid': '+1 (312) 555-0188'}", "phone"),
     # an exported record of a pupil: the keys join words, a URL escapes its query
     ('{"pupil": "Harry Cole", "spring_grade": "E", "target_grade": "C"}', "score"),
@@ -191,6 +193,10 @@ BENIGN: list[str] = [
     "Genetics revision: a Punnett square question on how cystic fibrosis is inherited",
     "The heart's pacemaker cells sit in the sinoatrial node",
     "pots and pans for the food tech room",
+    "Parkinson's law: work expands to fill the time available for it",
+    "期中考试11月12日",
+    "传达室电话 021-64731288",
+    "For absences, parents should call the attendance line on 020 7946 0018 before 9am",
     # near the new terms and number rules
     "有什么提高学生课堂专注力的小游戏？",
     "体检当天早上需要空腹，请提醒孩子不要吃早饭",

@@ -71,6 +71,48 @@ def test_the_judge_alone_refuses_above_high_or_on_one_clause_above_clause_high()
     assert decide((), judged(0.3, clause=0.94), chars=60, limits=LIMITS) == ()
 
 
+def test_the_judge_alone_finds_no_number_where_the_only_number_is_a_public_line():
+    assert decide((), judged(0.99, kind="phone"), chars=40, limits=LIMITS, nobodys=True) == ()
+    assert decide((), judged(0.99, kind="phone"), chars=40, limits=LIMITS) == ("phone",)
+    # a public line beside a sentence about someone's health: the judge's other kinds stand
+    assert decide((), judged(0.99, kind="health"), chars=40, limits=LIMITS, nobodys=True) == ("health",)
+
+
+def test_the_judge_alone_finds_no_condition_in_a_lesson_that_names_nobody():
+    assert decide((), judged(0.99, kind="health"), chars=40, limits=LIMITS, lesson=True) == ()
+    assert decide((), judged(0.99, kind="id_number"), chars=40, limits=LIMITS, lesson=True) == ()
+    # ... nor does it find a mark (a lesson's marks are the rules' to read: 给张伟写评语：期中数学58分)
+    assert decide((), judged(0.99, kind="score"), chars=40, limits=LIMITS, lesson=True) == ("score",)
+    # what the rules find stands as before
+    assert decide(("health",), judged(0.99, kind="health"), chars=40, limits=LIMITS, lesson=True) == ("health",)
+
+
+def test_the_judge_alone_finds_nothing_in_a_story_that_names_nobody():
+    assert decide((), judged(0.99, kind="score"), chars=40, limits=LIMITS, story=True) == ()
+    assert decide(("score",), judged(0.99, kind="score"), chars=40, limits=LIMITS, story=True) == ("score",)
+
+
+@pytest.mark.parametrize("text", [
+    "阅读题里的小明考试没及格，回家不敢告诉妈妈，请帮我针对这段设计三个问题。",
+    "Kids Helpline is 1800 55 1800; put it on the wellbeing poster.", "School office: 020 8765 4321",
+    "校医室电话0571-86912345", "学校教务处电话 0571-8765 4321（工作日 8:30—17:00），欢迎家长咨询。",
+    "Crisis Text Line: text HOME to 741741 to reach a trained counselor (US).",
+    "生物课：一型糖尿病是胰岛β细胞被破坏导致胰岛素分泌不足，二型多与胰岛素抵抗有关。",
+    "信息课讲身份证号结构：前 6 位是地址码，第 7-14 位是出生日期，第 17 位奇数为男、偶数为女，最后一位是校验码，可能是 X。",
+])
+def test_a_public_line_or_a_lesson_passes_screen(text):
+    assert screen_kinds(text) == ()
+
+
+@pytest.mark.parametrize("text", ["王梓轩妈妈的手机 0571-86912345，别打学校电话", "Kids Helpline is 1800 55 1800; Ava's mum is on 0412 345 678"])
+def test_a_persons_number_beside_a_public_line_is_refused(text):
+    assert "phone" in screen_kinds(text)
+
+
+def screen_kinds(text):
+    return redline.screen(text).kinds
+
+
 @pytest.mark.parametrize(("text", "kinds"), [
     ("小周是liushouertong", ("family",)), ("他有yi yu zheng", ("health",)), ("Maya suffers from depresion", ("health",)),
     ("Tom got 🅵 in maths", ("score",)), ("小王有哮\u200b喘", ("health",)),
