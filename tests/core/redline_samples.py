@@ -167,6 +167,12 @@ SENSITIVE: list[tuple[str, str]] = [
     ("Ellis has a cochlear implant, so keep him away from the Van de Graaff demo", "health"),
     ("Mrs Hughes has early-onset Parkinson's and has asked us not to tell the kids", "health"),
     ("王梓轩的外婆是老年痴呆，周末由他照顾", "health"),
+    # a test's reading part is no story (阅读理解), nor is 语文 中 the 文中 of a passage
+    ("王子涵这次语文阅读理解只得了12分（满分30）", "score"),
+    ("韩思雨：英语 优，数学 良，语文 中。", "score"),
+    # a request for a lesson with a pupil named in passing, by an initial
+    ("Write a quick lesson plan on the Tudors. Oh and Noah R. will miss Tuesday because of a Crohn's flare-up", "health"),
+    ("Kevin told me his stepdad hits him when he's drunk", "family"),
     ("uncles = {'Sam Reid': '+1 (312) 555-0188'}", "phone"),
     # an exported record of a pupil: the keys join words, a URL escapes its query
     ('{"pupil": "Harry Cole", "spring_grade": "E", "target_grade": "C"}', "score"),
@@ -194,6 +200,10 @@ BENIGN: list[str] = [
     "The heart's pacemaker cells sit in the sinoatrial node",
     "pots and pans for the food tech room",
     "Parkinson's law: work expands to fill the time available for it",
+    "阅读题里的小明考试没及格，回家不敢告诉妈妈，请帮我针对这段设计三个问题。",
+    "Write a reading passage about a girl whose grandfather has Alzheimer's, for Year 5",
+    "张晨曦这周的周记写了她养的小猫，写得很生动，帮我写个批语。",
+    "Can you explain the difference between SEN Support and an EHCP for a new teaching assistant?",
     "期中考试11月12日",
     "传达室电话 021-64731288",
     "For absences, parents should call the attendance line on 020 7946 0018 before 9am",
