@@ -771,11 +771,22 @@ def screen(text: str) -> Verdict:
                           disguised=written_in_disguise(text, verdict.kinds), in_records=verdict.in_records,
                           exercise=word_problem(text, _plain(text)), listed=listed,
                           nobodys=_nobodys_numbers(_plain(text)), lesson=terms.teaching_request(text, _plain(text)),
-                          story=terms.fiction(text, _plain(text))),
+                          story=terms.fiction(text, _plain(text)) or bool(_ROLE_ONLY.search(_plain(text)))),
                    verdict.in_records)
 
 
 _NOTHING_JUDGED = learned.Judgement(sensitive=0.0, kind="score")
+
+# A note that says only which role a pupil holds (记一下：王浩然是这学期的数学课代表; "Grace is
+# the maths rep"): the judge reads a name and a subject as a mark (p 0.99); nothing else is said.
+_ROLE_ONLY = re.compile(
+    r"^\s*(?:(?:记一下|记住|备忘|备注|note|fyi|remember)\s*[:：,，-]?\s*)?[^\n,，。.;；:：]{1,24}?\s*"
+    r"(?:是|当了?|担任|做|(?<![a-z])(?:is|was|has\s+been|will\s+be|became|is\s+now)(?![a-z]))\s*"
+    r"(?:(?:the|our|a|an|this\s+(?:term|year)'s|这学期的?|本学期的?|我们班的?|班里的?|新的?)\s*)*"
+    r"[^\n,，。.;；:：]{0,16}?"
+    r"(?:课代表|班长|副班长|学习委员|团支书|体育委员|文艺委员|劳动委员|宣传委员|生活委员|纪律委员|小组长|组长|升旗手|值日生|广播员|"
+    r"(?<![a-z])(?:rep|representative|captain|vice[\s-]captain|monitor|prefect|head\s+(?:boy|girl)|ambassador|"
+    r"librarian|councillor|leader)(?![a-z]))\s*[。.!！]?\s*$")
 
 
 def _nobodys_numbers(plain: str) -> bool:
@@ -820,7 +831,7 @@ def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int
     institution's public line), no condition, family matter or number in a request for a
     lesson that names nobody (`lesson`: terms.teaching_request; its marks are the rules' to read,
     as 给张伟写评语：期中数学58分 is one), and nothing in a story or a reading passage that
-    names nobody (`story`: terms.fiction)."""
+    names nobody (`story`: terms.fiction) or in a note of a pupil's role alone (王浩然是数学课代表)."""
     kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS} | set(in_records)
     if (judged.sensitive > limits.low or judged.clause > limits.clause_low or chars < _RULES_STAND_BELOW_CHARS
             or disguised or listed):

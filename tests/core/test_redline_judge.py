@@ -105,6 +105,16 @@ def test_a_public_line_or_a_lesson_passes_screen(text):
     assert screen_kinds(text) == ()
 
 
+@pytest.mark.parametrize("text", ["Grace is the maths rep", "记一下：王浩然是这学期的数学课代表。", "Tom is now our form captain."])
+def test_a_note_of_a_pupils_role_alone_passes(text):
+    assert screen_kinds(text) == ()
+
+
+@pytest.mark.parametrize("text", ["课代表刘洋 这次97", "班长陶然 这回掉出前十了", "Grace is the maths rep who failed the mock"])
+def test_a_role_beside_a_result_is_refused(text):
+    assert screen_kinds(text) == ("score",)
+
+
 @pytest.mark.parametrize("text", ["王梓轩妈妈的手机 0571-86912345，别打学校电话", "Kids Helpline is 1800 55 1800; Ava's mum is on 0412 345 678"])
 def test_a_persons_number_beside_a_public_line_is_refused(text):
     assert "phone" in screen_kinds(text)
