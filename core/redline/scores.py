@@ -218,6 +218,14 @@ SCORE_RULES_ZH = {
 }
 
 SCORE_RULES_EN = {
+    # a band or a level in a subject, as NSW, Ontario and the UK's levels give it: "Liam band 5
+    # in writing", "Level 2 in Chinese in the DSE" (a course's level is "the Level 2 course")
+    "score_band_level": (
+        rf"\b(?:band|level|stage|tier)\s+\d(?:\.\d)?[a-c]?\s+(?:in|for|on)\s+(?:the\s+)?(?:{_EN_SUBJECTS}|speaking|listening)\b",
+        ["Liam band 5 in writing", "Isaac: band 3 for speaking", "got Level 2 in Chinese in the DSE"],
+        ["the Level 2 course in maths starts in May", "Band 6 responses in English show…: model answers",
+         "Year 9 set 3 for maths"],
+    ),
     "score_scored": (
         r"(?<!\bis )(?<!\bare )(?<!\bbe )\bscor(?:ed|es|ing)\s+(?:(?:a|an|only|just|about|around|nearly|over|under|"
         r"below|above|exactly)\s+)*\d",
