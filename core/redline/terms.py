@@ -43,6 +43,7 @@ class Term:
     exact: bool = False  # no typo or pinyin variants
     unless: tuple[str, ...] = ()  # normalized words that make this term mean something else
     pinyin_only: bool = False  # found only when written in pinyin (the rules read its characters)
+    medicine: bool = False  # a medicine's name: misspelt after "takes", "on" … (medicine_typo_kinds)
 
     @property
     def cjk(self) -> bool:
@@ -64,11 +65,13 @@ def load_terms(path: Path = TERMS_FILE, kinds: tuple[str, ...] = ()) -> tuple[Te
             raise ValueError(f"{path.name}:{number}: a term before the first [kind] section")
         word, _, flags = line.partition("|")
         word = word.strip()
-        exact, unless, pinyin_only = False, [], False
+        exact, unless, pinyin_only, medicine = False, [], False, False
         for flag in flags.split(";"):
             name, _, value = flag.strip().partition(" ")
             if name == "exact":
                 exact = True
+            elif name == "medicine":
+                medicine = True
             elif name == "pinyin":
                 pinyin_only = True
             elif name == "unless":
@@ -81,7 +84,8 @@ def load_terms(path: Path = TERMS_FILE, kinds: tuple[str, ...] = ()) -> tuple[Te
         text = fold(word.rstrip("*")) if case_sensitive else normalize(word.rstrip("*"))
         if pinyin_only and (exact or case_sensitive or not _CJK_RUN.fullmatch(text)):
             raise ValueError(f"{path.name}:{number}: only a Chinese term can be read in pinyin only")
-        terms.append(Term(kind, text, prefix, case_sensitive, exact or case_sensitive, tuple(unless), pinyin_only))
+        terms.append(Term(kind, text, prefix, case_sensitive, exact or case_sensitive, tuple(unless), pinyin_only,
+                          medicine))
     return tuple(terms)
 
 
@@ -490,8 +494,26 @@ def term_kinds(text: str, plain: str, terms: tuple[Term, ...]):
             yield term.kind
 
 
+# A medicine taken: "Henry takes Prozak", "she's on sertaline". A medicine's name is written
+# exactly elsewhere (a typo's neighbour is often another word: meditation), but after one of
+# these words a misspelt one is still the medicine.
+_TAKES = re.compile(r"\b(?:takes?|taking|took|on|prescribed|started|starting|given|gets?|needs?|using|uses)\s+"
+                    r"(?:(?:his|her|their|a|the|daily|some)\s+)?([a-z]{5,})\b")
+
+
+def _medicine_typo_kinds(plain: str, terms: tuple[Term, ...]):
+    vocabulary = english_words()
+    for word in _TAKES.findall(plain):
+        if word in vocabulary:
+            continue
+        for term in terms:
+            if term.medicine and not term.cjk and term.text != word and within_one_edit(word, term.text):
+                yield term.kind
+
+
 def fuzzy_term_kinds(plain: str, terms: tuple[Term, ...]):
     """Yield the kind of every term found written in pinyin or with one typo."""
     yield from _pinyin_kinds(plain, terms)
     yield from _latin_typo_kinds(plain, terms)
+    yield from _medicine_typo_kinds(plain, terms)
     yield from _cjk_typo_kinds(_SPACES.sub("", plain), plain, terms)

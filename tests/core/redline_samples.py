@@ -173,6 +173,10 @@ SENSITIVE: list[tuple[str, str]] = [
     # a request for a lesson with a pupil named in passing, by an initial
     ("Write a quick lesson plan on the Tudors. Oh and Noah R. will miss Tuesday because of a Crohn's flare-up", "health"),
     ("Kevin told me his stepdad hits him when he's drunk", "family"),
+    # a medicine misspelt after "takes" / "on", and medicines the list lacked
+    ("Henry takes Prozak", "health"), ("Mia is on sertaline now", "health"),
+    ("Leo has been on Keppra since the seizure in May", "health"), ("刘一诺每天吃丙戊酸钠", "health"),
+    ("Liam band 5 in writing", "score"),
     ("uncles = {'Sam Reid': '+1 (312) 555-0188'}", "phone"),
     # an exported record of a pupil: the keys join words, a URL escapes its query
     ('{"pupil": "Harry Cole", "spring_grade": "E", "target_grade": "C"}', "score"),
@@ -200,6 +204,7 @@ BENIGN: list[str] = [
     "The heart's pacemaker cells sit in the sinoatrial node",
     "pots and pans for the food tech room",
     "Parkinson's law: work expands to fill the time available for it",
+    "We start meditation on Monday", "Tom takes Spanish and French", "Grace is on prefect duty",
     "阅读题里的小明考试没及格，回家不敢告诉妈妈，请帮我针对这段设计三个问题。",
     "Write a reading passage about a girl whose grandfather has Alzheimer's, for Year 5",
     "张晨曦这周的周记写了她养的小猫，写得很生动，帮我写个批语。",
