@@ -161,8 +161,8 @@ _PUBLIC_LINE = re.compile(
     r"(?<![a-z])(?:school|office|reception|switchboard|hotline|helpline|front\s+desk|enquiries|main\s+line|"
     r"(?:attendance|absence|text|crisis|advice|support|enquiry|information|help|admissions)\s+line|"
     r"(?:text|sms)\s+\w+\s+to)(?![a-z]))"
-    r"((?:[^\n\d(]|\([^()\n\d]{0,30}\)){0,14})(\(?\+?\d[\d \-()]{2,16}\d)(?![\d])")
-_PERSONAL = re.compile(r"家长|妈妈|爸爸|家里|家庭|私人|个人|手机|老师|(?<![a-z])(?:mum|mom|dad|parent|home|mobile|cell|"
+    r"((?:[^\n\d(]|\([^()\n\d]{0,30}\)){0,24})(\(?\+?\d[\d \-()]{2,16}\d)(?![\d])")
+_PERSONAL = re.compile(r"家长|妈妈|爸爸|家里|家庭|私人|个人|手机|老师|(?<![a-z])(?:mum|mom|dad|parent|home(?!\s+to\b)|mobile|cell|"
                        r"personal|private|mr|mrs|ms|miss|dr)(?![a-z])|'s")
 
 

@@ -495,7 +495,7 @@ PAPER_LAYOUT = r"满分\s*(?:分别)?\s*(?:[:：]|是|为)\s*(?:" + SUBJECTS + r
 #: the rules that read a number after a subject or a part, which a paper's layout also has
 LAYOUT_RULES = ("score_subject_number", "score_part_fraction")
 # A place in a race, a contest or a sorted list is not a result of assessment.
-NOT_ASSESSMENT_RANK = (r"运动会|比赛|竞赛|大赛|赛跑|跑了|跳了|接力|拔河|评比|排行榜|排序|队伍|球队|数据|数组|列表|元素|算法|"
+NOT_ASSESSMENT_RANK = (r"运动会|运会|体育节|田径|\d+\s*米(?:跑|栏|短跑)?(?![\u4e00-\u9fff]*考)|比赛|竞赛|大赛|赛跑|跑了|跳了|接力|拔河|评比|排行榜|排序|队伍|球队|数据|数组|列表|元素|算法|"
                        r"\b(?:race|run|match|tournament|competition|contest|sports\s+day|charity|"
                        r"(?:the|our|my)\s+(?:class|team|school|form|house)\s+(?:came|finished|placed|ranked|is|was))\b")
 # ... unless the place is in an exam (期中考试年级第三, 家长想申请竞赛班)

@@ -205,6 +205,8 @@ BENIGN: list[str] = [
     "pots and pans for the food tech room",
     "Parkinson's law: work expands to fill the time available for it",
     "We start meditation on Monday", "Tom takes Spanish and French", "Grace is on prefect duty",
+    "孙浩然获得校运会100米第一名",
+    "Please draft a letter telling parents the school office number has changed to 020 7946 0123",
     "阅读题里的小明考试没及格，回家不敢告诉妈妈，请帮我针对这段设计三个问题。",
     "Write a reading passage about a girl whose grandfather has Alzheimer's, for Year 5",
     "张晨曦这周的周记写了她养的小猫，写得很生动，帮我写个批语。",
