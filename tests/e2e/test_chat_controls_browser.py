@@ -142,6 +142,8 @@ def test_copy_regenerate_and_an_example_chip(open_page, site, shots):
     assert chip.is_visible()
     page.screenshot(path=str(shots / "chat-empty-chips.png"))
     chip.click()
+    # Done when the whole exchange is (sidebar included): the counter is only set then.
+    page.wait_for_function("() => Number(document.getElementById('chat').dataset.exchanges || 0) >= 1")
     page.locator("#messages .turn .bubble.assistant.completed").first.wait_for()
     first = page.locator("#messages .turn").first
     assert first.locator(".bubble.user").inner_text().strip() == "出一份数据结构试卷"
