@@ -189,7 +189,8 @@ def _regex_rule(pattern: str, *, unless: Callable[[str, str], bool] | None = Non
 
 
 #: rules that find what people say instead of a word: what they find stands (written_in_disguise)
-EUPHEMISM_RULES = ("health_euphemism",)
+#: (hurting oneself said in words of a knife and an arm: the judge reads 用小刀划手臂 at p 0.04)
+EUPHEMISM_RULES = ("health_euphemism", "health_self_harm")
 #: rules that find what the judge was never fitted on (a family's faith or origin, which no
 #: round before issue 9's seventh session held): what they find stands too, until a refit
 #: learns it
@@ -763,16 +764,50 @@ def screen(text: str) -> Verdict:
     judged = learned.judge(text)
     if judged is None:
         return verdict
-    listed = judged.sensitive > learned.params().low and roster(text)
+    limits = learned.params()
+    listed = judged.sensitive > limits.low and roster(text)
     if listed:  # the judge reads the list's caption only, and what the rules find stands
         caption = _caption(text)
         judged = (learned.judge(caption) if caption else None) or _NOTHING_JUDGED
-    return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=learned.params(),
+    plain = _plain(text)
+    # What may stop the judge alone is read only where it would refuse alone.
+    alone = _confident(judged, limits)
+    return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=limits,
                           disguised=written_in_disguise(text, verdict.kinds), in_records=verdict.in_records,
-                          exercise=word_problem(text, _plain(text)), listed=listed,
-                          nobodys=_nobodys_numbers(_plain(text)), lesson=terms.teaching_request(text, _plain(text)),
-                          story=terms.fiction(text, _plain(text)) or bool(_ROLE_ONLY.search(_plain(text)))),
+                          exercise=alone and word_problem(text, plain), listed=listed,
+                          nobodys=alone and _nobodys_numbers(plain),
+                          lesson=alone and terms.teaching_request(text, plain),
+                          story=alone and (terms.fiction(text, plain) or bool(_ROLE_ONLY.search(plain))),
+                          paste=alone and not listed and _no_line_sensitive(text)),
                    verdict.in_records)
+
+
+#: A paste of this many lines or more (a seating plan, minutes, a rota) is read line by line too.
+PASTE_LINES = 3
+#: The judge alone refuses such a paste only where one of its lines, judged on its own, is more
+#: likely sensitive than not.
+PASTE_LINE_SENSITIVE = 0.5
+
+
+def _no_line_sensitive(text: str) -> bool:
+    """Whether `text` is a paste of PASTE_LINES lines or more none of which the judge, reading
+    it alone, finds likely sensitive (PASTE_LINE_SENSITIVE). The judge is fitted on sentences
+    and reads a paste as a whole poorly (p 1.0 'health' for a seating plan, minutes, a sports
+    day's entries), while a paste that holds a secret holds it in a line (张伟 数学 38,
+    'Ella Hall … LAC - foster placement'), where the judge reads it as it was fitted to."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < PASTE_LINES:
+        return False
+    for line in lines:
+        judged = learned.judge(line)
+        if judged is None or judged.sensitive > PASTE_LINE_SENSITIVE:
+            return False
+    return True
+
+
+def _confident(judged: learned.Judgement, limits: learned.Params) -> bool:
+    """Is the judge sure enough to refuse without the rules (`high`, or `clause_high` for one clause)?"""
+    return judged.sensitive > limits.high or judged.clause > limits.clause_high
 
 
 _NOTHING_JUDGED = learned.Judgement(sensitive=0.0, kind="score")
@@ -818,7 +853,7 @@ _STANDING = tuple(rule for rule in RULES if rule.name in EUPHEMISM_RULES + UNJUD
 def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int,
            limits: learned.Params, disguised: bool = False, in_records: tuple[str, ...] = (),
            exercise: bool = False, listed: bool = False, nobodys: bool = False,
-           lesson: bool = False, story: bool = False) -> tuple[str, ...]:
+           lesson: bool = False, story: bool = False, paste: bool = False) -> tuple[str, ...]:
     """`screen()`'s decision from what the rules found in a text of `chars` characters and
     what the judge made of it (bench/redline_fit.py chooses the limits with this function).
     On a `disguised` text (`written_in_disguise`: invisible characters, other scripts'
@@ -831,14 +866,16 @@ def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int
     institution's public line), no condition, family matter or number in a request for a
     lesson that names nobody (`lesson`: terms.teaching_request; its marks are the rules' to read,
     as 给张伟写评语：期中数学58分 is one), and nothing in a story or a reading passage that
-    names nobody (`story`: terms.fiction) or in a note of a pupil's role alone (王浩然是数学课代表)."""
+    names nobody (`story`: terms.fiction) or in a note of a pupil's role alone (王浩然是数学课代表),
+    nor in a paste of many lines none of which it finds likely sensitive on its own (`paste`:
+    _no_line_sensitive)."""
     kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS} | set(in_records)
     if (judged.sensitive > limits.low or judged.clause > limits.clause_low or chars < _RULES_STAND_BELOW_CHARS
             or disguised or listed):
         kinds.update(rule_kinds)
-    if (judged.sensitive > limits.high or judged.clause > limits.clause_high) and not kinds \
+    if _confident(judged, limits) and not kinds \
             and not (exercise and judged.kind == "score") and not (nobodys and judged.kind in NUMBER_KINDS) \
-            and not (lesson and judged.kind != "score") and not story:
+            and not (lesson and judged.kind != "score") and not story and not paste:
         kinds.add(judged.kind)
     return tuple(kind for kind in KINDS if kind in kinds)
 

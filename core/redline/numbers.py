@@ -157,8 +157,9 @@ def _not_a_date(value: str) -> bool:
 # ("办公室电话：王老师手机 …", "office hours, mum's phone …").
 _PUBLIC_LINE = re.compile(
     r"(?:学校|学院|校办|办公室|教务处|政教处|德育处|总务处|招生办|总机|前台|服务台|热线|公开电话|咨询电话|传达室|门卫室?|"
-    r"校医室|医务室|保健室|值班室|保卫处|财务处|后勤处|图书馆|食堂|宿管|"
-    r"(?<![a-z])(?:school|office|reception|switchboard|hotline|helpline|front\s+desk|enquiries|main\s+line|"
+    r"校医室|医务室|保健室|值班室|保卫处|财务处|后勤处|图书馆|食堂|宿管|咨询室|辅导室|预约电话|预约热线|报名电话|"
+    r"(?<![a-z])(?:school|office|reception|switchboard|(?:hot|help|child|life|parent)line|samaritans|front\s+desk|"
+    r"enquiries|main\s+line|"
     r"(?:attendance|absence|text|crisis|advice|support|enquiry|information|help|admissions)\s+line|"
     r"(?:text|sms)\s+\w+\s+to)(?![a-z]))"
     r"((?:[^\n\d(]|\([^()\n\d]{0,30}\)){0,24})(\(?\+?\d[\d \-()]{2,16}\d)(?![\d])")

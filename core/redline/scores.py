@@ -250,11 +250,11 @@ SCORE_RULES_EN = {
          "the passing score for the unit test is 60"],
     ),
     "score_grade_is": (
-        r"\bgrades?\b[^.\n;]{0,25}?(?:was|were|is|:|=)\s*(?:\d{1,3}\b(?!\s*(?:minutes|students|pages))|"
+        r"\bgrades?\b[^.\n;]{0,25}?(?:was|were|is|(?<!\d):|=)\s*(?:\d{1,3}\b(?!\s*(?:minutes|students|pages))|"
         r"[a-f][+\-]?(?![a-z0-9]))|\bgrade\s+of\s+(?:\d{2,3}\b|[a-f][+\-]?(?![a-z0-9]))|\bmarks?\s*(?:of|was|were|:|=)"
         r"\s*\d|\b(?:score|result)s?\s*[:=]\s*\d{1,3}\b(?!\s*(?:minutes|students|pages|questions|words))",
         ["grade in maths: B+", "his grade was 71", "a grade of C-", "score=48", "result: 61"],
-        ["grade 10 physics", "the grade is taught in two rooms"],
+        ["grade 10 physics", "the grade is taught in two rooms", "Ava Lee,Grade 7B,Side gate,4:30,Bus 7"],
     ),
     "score_got_mark": (
         r"\b(?:got|gets|get|received|receives|earned|earns|achieved|made|was\s+given|were\s+given)\s+"

@@ -38,6 +38,18 @@ HEALTH_RULES = {
          "录音里有杂音", "夏天天气炎热", "对症下药", "他心疼妈妈", "得了一等奖", "病症状的描述",
          "魔术里硬币要消失的一瞬间", "想消失的恐龙是哪一种"],
     ),
+    # hurting oneself said without the word: 用小刀划手臂, 割手腕, "cutting herself", "cuts on his arms"
+    "health_self_harm": (
+        r"(?:用|拿)[^，,。.;；]{0,4}(?:刀|刀片|圆规|剪刀|针)[^，,。.;；]{0,3}(?:划|割|刻|扎)\s*(?:自己的?)?"
+        r"(?:手臂|手腕|胳膊|大腿|腿|手)|(?:划|割|刻)(?:自己的?)?(?:手臂|手腕|胳膊|大腿)|"
+        r"\b(?:cutting|cuts|cut|burning|burns|scratching|scratches|hurting|hurts|hurt|harming|harms|harmed)\s+"
+        r"(?:herself|himself|themselves|themself)\b(?!\s+(?:a|an|some|the|another)\b)|"
+        r"\b(?:cuts|scars|burns|scratches)\s+on\s+(?:her|his|their)\s+(?:fore)?(?:arms?|wrists?|legs?|thighs?)\b",
+        ["梁雅婷跟我说她在用小刀划手臂", "他拿刀片割自己的手腕", "她又划手臂了", "Ruby has been cutting herself",
+         "I noticed cuts on his forearms in PE", "Sam said he hurt himself on purpose"],
+        ["用美工刀划开纸箱", "手工课用剪刀剪纸", "用圆规画圆", "Tom cut himself a slice of cake",
+         "he burned himself a copy of the CD"],
+    ),
     # a pregnancy said without the word: 怀上了, 孕 12 周, 产检
     "health_pregnancy": (
         rf"怀上了|怀了(?:二胎|三胎|孩子|宝宝|{_MONTHS})|有喜了|显怀|孕吐|产检|孕{_MONTHS}|孕(?:早|中|晚)期|"

@@ -256,8 +256,25 @@ def _pinyin_kinds(plain: str, terms: tuple[Term, ...]):
                 continue
             for offset, first in starts:
                 for chars, term in index.get(first, ()):
-                    if _match_pinyin(units, u, offset, chars) and not any(w in plain for w in term.unless):
+                    if _match_pinyin(units, u, offset, chars) and not any(w in plain for w in term.unless) \
+                            and not (_glossed(plain, chars) and names_nobody(plain, plain)):
                         yield term.kind
+
+
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+def _glossed(plain: str, chars: str) -> bool:
+    """Whether the text holds other characters that read as the term `chars` does: pinyin
+    written for them (给“小船”注音 xiao chuan, dian xian（电线）, yi yu shuang guan（一语双关）)
+    is a reading exercise, not 哮喘, 癫痫 or 抑郁 in disguise, where it names nobody (王小船有
+    xiaochuan is a pupil's asthma)."""
+    for run in _HAN_RUN.findall(plain):
+        for i in range(len(run) - len(chars) + 1):
+            window = run[i:i + len(chars)]
+            if window != chars and all(_readings(a) & _readings(b) for a, b in zip(window, chars)):
+                return True
+    return False
 
 
 # --- typos ------------------------------------------------------------------------------
@@ -393,10 +410,18 @@ def _cjk_typo_kinds(squeezed: str, plain: str, terms: tuple[Term, ...]):
 # from the term and situation rules; so is a text about a topic rather than a pupil (抑郁症主题的
 # 心理课, 单亲家庭题材的小说, 文中母亲去世, a general question, a notice, a story). Numbers and
 # grades have no such exemption, except a place in a ranking (core.redline._score_exemption).
+# Each list once, read by _LESSON_OR_TOPIC and by the narrower _TEACHING below.
+_REQUEST_LEAD = r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:给(?:学生|孩子|同学)们?|给全班|给大家)?\s*"
+_EXPLAIN = "讲讲|讲解|讲一下|讲一讲|科普"  # verbs of explaining
+_TOPIC_LESSONS = "心理|健康|卫生|安全|生物|科学|科普|青春期|历史|语文|政治|道法"  # lessons that may be about a condition
+_OTHER_LESSONS = "化学|物理|数学|地理|英语|美术|音乐|信息|社会|劳动"  # not 体育, which a sick note names
+_LESSON_COLON = r"课\s*(?:[:：]|讲|上讲|要讲)"  # 生物课：, 化学课讲…
+_EN_TOPIC_SUBJECTS = "biology|science|health|pshe"
+_EN_OTHER_SUBJECTS = "chemistry|physics|history|geography"
 _LESSON_OR_TOPIC = re.compile(
-    r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:给(?:学生|孩子|同学)们?|给全班|给大家)?\s*"
+    _REQUEST_LEAD +
     r"(?:(?:老师|我|用户)\s*(?:想|要|希望|打算|准备|需要|计划)?\s*)?"
-    r"(?:讲讲|讲解|讲一下|讲一讲|讲|介绍|出一份|出一套|出一道|出几道|出|设计|写一篇|写一份|写一封|写|准备|做一份|制作|复习|科普|总结|"
+    rf"(?:{_EXPLAIN}|讲|介绍|出一份|出一套|出一道|出几道|出|设计|写一篇|写一份|写一封|写|准备|做一份|制作|复习|总结|"
     r"分析一下|整理|讨论|提醒|通知|组织|开一次|开一节|如何|怎样|怎么)|"
     r"(?:关于|有关)[^，,。.;；]{1,16}的(?:题|课|练习|试卷|教案|课件|班会|阅读|作文|应用题|讲座|宣传)|"
     # A topic, not a pupil: 抑郁症主题的心理课, 单亲家庭题材的小说, 议论文题目, 文中母亲去世
@@ -405,12 +430,12 @@ _LESSON_OR_TOPIC = re.compile(
     r"(?<![已并及刚会要先再])通知(?!了|过|到|家长|家里|父母|监护人|班主任|他|她|本人)|"
     r"高发|流行季|季节性|预防|规定|制度|政策|温馨提示|提示|注意事项|须知|"
     r"(?:数学|应用|练习|例|阅读)题|题目|(?<![\u4e00-\u9fff])某(?!同学|学生|生)|"
-    r"(?:通用|政策|一般性)?建议|常识|知识|(?:心理|健康|卫生|安全|生物|科学|科普|青春期|历史|语文|政治|道法)(?:教育)?课|"
-    # a lesson of another subject about a condition (化学课讲湿疹药膏); not 体育课, which a sick note names
-    r"(?:化学|物理|数学|地理|英语|美术|音乐|信息|社会|劳动)课\s*(?:[:：]|讲|上讲|要讲)|"
-    r"\((?:biology|science|health|pshe)\)|"
-    r"\b(?:biology|science|health|pshe)\s+(?:lesson|class|unit)\b|^\s*(?:biology|science|health|pshe)\s*:|"
-    r"^\s*(?:unit|lesson|chapter)\s+\d+\s*(?::|covers|is about)|"
+    rf"(?:通用|政策|一般性)?建议|常识|知识|(?:{_TOPIC_LESSONS})(?:教育)?课|"
+    # a lesson of another subject about a condition (化学课讲湿疹药膏)
+    rf"(?:{_OTHER_LESSONS}){_LESSON_COLON}|"
+    rf"\((?:{_EN_TOPIC_SUBJECTS})\)|"
+    rf"\b(?:{_EN_TOPIC_SUBJECTS})\s+(?:lesson|class|unit)\b|^\s*(?:{_EN_TOPIC_SUBJECTS})\s*:|"
+    r"^\s*(?:unit|lesson|chapter)\s+\d+\s*(?::|covers|is about)|^\s*(?:revision|study|lesson|class)\s+notes?\s*:|"
     r"^\s*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)(?:explain|teach|describe|introduce|summari[sz]e)\b|"
     r"^\s*(?:please\s+)?(?:(?:the\s+)?teacher\s+(?:wants|would like|plans)\s+to\s+)?(?:explain|teach|create|make|write|"
     r"prepare|design|review|introduce|summari[sz]e|discuss|describe|plan|draft|outline|cover|remind|organi[sz]e|"
@@ -462,11 +487,10 @@ def fiction(text: str, plain: str) -> bool:
 # _LESSON_OR_TOPIC, which also holds words of topics (建议, 知识, 故事) that a note about a
 # pupil may use: the judge's own verdict is set aside on this one only.
 _TEACHING = re.compile(
-    r"^\s*(?:请|帮我|给我|麻烦)?\s*(?:给(?:学生|孩子|同学)们?|给全班|给大家)?\s*(?:讲讲|讲解|讲一下|讲一讲|科普)|"
-    r"^\s*(?:心理|健康|卫生|安全|生物|科学|科普|青春期|历史|语文|政治|道法|化学|物理|数学|地理|英语|美术|音乐|信息|社会|"
-    r"劳动)(?:教育)?课\s*(?:[:：]|讲|上讲|要讲)|"
+    rf"{_REQUEST_LEAD}(?:{_EXPLAIN})|"
+    rf"^\s*(?:{_TOPIC_LESSONS}|{_OTHER_LESSONS})(?:教育)?{_LESSON_COLON}|"
     r"^\s*(?:please\s+)?(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:explain|teach)\b|"
-    r"^\s*(?:biology|science|health|pshe|chemistry|physics|history|geography)\s*:")
+    rf"^\s*(?:{_EN_TOPIC_SUBJECTS}|{_EN_OTHER_SUBJECTS})\s*:")
 
 
 def teaching_request(text: str, plain: str) -> bool:

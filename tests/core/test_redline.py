@@ -162,6 +162,18 @@ def test_pinyin_counts_only_when_it_is_typed_in_latin():
     assert redline.check("小船").ok  # xiaochuan, like 哮喘, but written in characters
 
 
+@pytest.mark.parametrize("text", ["拼音练习：给“小船”注音 xiao chuan，注意第二个字是阳平",
+                                  "拼音复习：dian xian（电线）和 dian xian（电显）的声调有什么不同？",
+                                  "拼音练习：yi yu shuang guan（一语双关）是什么意思？"])
+def test_pinyin_written_for_other_characters_in_the_text_is_a_reading_exercise(text):
+    assert redline.check(text).ok
+
+
+@pytest.mark.parametrize("text", ["王小船有xiaochuan", "小明有xiaochuan，体育课别让他跑步"])
+def test_pinyin_beside_a_pupil_is_still_the_condition(text):
+    assert redline.check(text).kinds == ("health",)
+
+
 def test_a_pinyin_only_term_is_found_in_pinyin_never_in_its_characters(tmp_path):
     path = tmp_path / "terms.txt"
     path.write_text("[score]\n不及格 | pinyin\n", encoding="utf-8")

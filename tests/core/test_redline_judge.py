@@ -95,8 +95,10 @@ def test_the_judge_alone_finds_nothing_in_a_story_that_names_nobody():
 
 @pytest.mark.parametrize("text", [
     "阅读题里的小明考试没及格，回家不敢告诉妈妈，请帮我针对这段设计三个问题。",
-    "Kids Helpline is 1800 55 1800; put it on the wellbeing poster.", "School office: 020 8765 4321",
-    "校医室电话0571-86912345", "学校教务处电话 0571-8765 4321（工作日 8:30—17:00），欢迎家长咨询。",
+    "Kids Helpline is 1800 55 1800; put it on the wellbeing poster.",
+    "Put the Childline number, 0800 1111, on the anti-bullying poster and make the font bigger.", "School office: 020 8765 4321",
+    "校医室电话0571-86912345", "心理咨询室开放时间：周一至周五 12:30-13:30，预约电话 028-62939587",
+    "学校教务处电话 0571-8765 4321（工作日 8:30—17:00），欢迎家长咨询。",
     "Crisis Text Line: text HOME to 741741 to reach a trained counselor (US).",
     "生物课：一型糖尿病是胰岛β细胞被破坏导致胰岛素分泌不足，二型多与胰岛素抵抗有关。",
     "信息课讲身份证号结构：前 6 位是地址码，第 7-14 位是出生日期，第 17 位奇数为男、偶数为女，最后一位是校验码，可能是 X。",
@@ -366,3 +368,34 @@ def test_weights_fitted_for_other_features_leave_the_rules_alone(monkeypatch, ca
 def test_warm_up_loads_the_tagger_before_the_first_fact():
     learned.warm_up()
     assert learned._jieba_posseg is not None
+
+
+def test_the_judge_alone_finds_nothing_in_a_paste_none_of_whose_lines_it_finds_sensitive():
+    assert decide((), judged(0.99, kind="health"), chars=400, limits=LIMITS, paste=True) == ()
+    # what the rules find in it stands
+    assert decide(("phone",), judged(0.99, kind="health"), chars=400, limits=LIMITS, paste=True) == ("phone",)
+
+
+MINUTES = ("初二（5）班家长会记录\n时间：2025年2月20日（周四） 19:00-20:30　地点：本班教室（A415）\n出席：家长39人\n"
+           "流程：1. 班主任介绍本学期安排 2. 各科老师发言 3. 个别交流\n个别交流：\n- 程昊天家长：询问研学活动的缴费方式\n"
+           "- 蒋铭家长：反映教室后排空调太冷\n- 胡沐辰家长：询问寒假作业是否有阅读书目\n- 陈承泽家长：询问研学活动的缴费方式\n"
+           "会后家长签到表已交年级组。")
+SPORTS_DAY = ("Sports Day entries - Green house - Year 4 Maple\nRelay 4x100: Reuben Jones, Ethan Hall\n"
+              "Javelin: Nia Thompson, Oscar Kowalski\nHigh jump: Freddie Green, Ava Okafor\n"
+              "Long jump: Yusuf Robinson, Nia Hussain\nSack race: Freya Taylor, Grace Williams\n"
+              "100m: Kwame Clarke, Leo Walker\n"
+              "Date: Monday 30 December 2024, rain date the following day. Sun cream and water bottles.")
+
+
+@pytest.mark.parametrize("text", [MINUTES, SPORTS_DAY])
+def test_a_paste_of_names_and_places_passes_screen(text):
+    assert learned.judge(text).sensitive > learned.params().high  # the judge reads the whole as a secret
+    assert screen_kinds(text) == ()
+
+
+@pytest.mark.parametrize("text", [
+    MINUTES + "\n- 蒋铭家长：孩子确诊了癫痫，发作时请先让他侧躺并马上联系家里",
+    SPORTS_DAY + "\nNote: Ava Okafor is on the child protection register, her dad must not collect her",
+])
+def test_a_paste_with_one_sensitive_line_is_refused(text):
+    assert screen_kinds(text) != ()
