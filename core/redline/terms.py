@@ -334,6 +334,35 @@ def _latin_typo_kinds(plain: str, terms: tuple[Term, ...]):
                         yield term.kind
 
 
+@functools.lru_cache(maxsize=8)
+def _phrase_index(terms: tuple[Term, ...]) -> tuple[tuple[tuple[str, ...], Term], ...]:
+    """The Latin terms of several words that may be misspelt (in prison, parents separated)."""
+    return tuple((tuple(term.text.split()), term) for term in terms
+                 if not term.cjk and not term.exact and " " in term.text)
+
+
+def _latin_phrase_typo_kinds(plain: str, terms: tuple[Term, ...]):
+    """A term of several words with one of them misspelt ("dad is in prizon", "parents
+    seperated"): the others as written, the misspelt one no English word and within one
+    edit of the term's, of _MIN_TYPO_LETTERS letters or more."""
+    words = _LATIN_WORD.findall(plain)
+    vocabulary = english_words()
+    odd = [i for i, word in enumerate(words) if len(word) >= _MIN_TYPO_LETTERS - 1 and word not in vocabulary]
+    if not odd:
+        return
+    for phrase, term in _phrase_index(terms):
+        n = len(phrase)
+        for i in odd:
+            for slot, expected in enumerate(phrase):
+                start = i - slot
+                if start < 0 or start + n > len(words) or len(expected) < _MIN_TYPO_LETTERS:
+                    continue
+                here = words[start:start + n]
+                if all(w == e for j, (w, e) in enumerate(zip(here, phrase)) if j != slot) \
+                        and within_one_edit(words[i], expected) and not any(w in plain for w in term.unless):
+                    yield term.kind
+
+
 @functools.lru_cache(maxsize=1)
 def _dictionary() -> dict[str, int]:
     import jieba
@@ -539,5 +568,6 @@ def fuzzy_term_kinds(plain: str, terms: tuple[Term, ...]):
     """Yield the kind of every term found written in pinyin or with one typo."""
     yield from _pinyin_kinds(plain, terms)
     yield from _latin_typo_kinds(plain, terms)
+    yield from _latin_phrase_typo_kinds(plain, terms)
     yield from _medicine_typo_kinds(plain, terms)
     yield from _cjk_typo_kinds(_SPACES.sub("", plain), plain, terms)

@@ -174,6 +174,18 @@ def test_pinyin_beside_a_pupil_is_still_the_condition(text):
     assert redline.check(text).kinds == ("health",)
 
 
+@pytest.mark.parametrize("text", ["Sophie Roberts - dad is in prizon, she visits on Saturdays.",
+                                  "Darnell's parnets split up last weekend", "Jacob: singel parent home"])
+def test_a_term_of_several_words_with_one_misspelt_is_found(text):
+    assert redline.check(text).kinds == ("family",)
+
+
+@pytest.mark.parametrize("text", ["We met in person at the parents' evening.", "the single parents' coffee morning",
+                                  "in prism experiments light splits into colours"])
+def test_a_real_word_beside_a_phrase_is_no_misspelling_of_it(text):
+    assert "family_pinyin_and_typos" not in redline.rules_matching(text)
+
+
 def test_a_pinyin_only_term_is_found_in_pinyin_never_in_its_characters(tmp_path):
     path = tmp_path / "terms.txt"
     path.write_text("[score]\n不及格 | pinyin\n", encoding="utf-8")
