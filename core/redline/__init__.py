@@ -137,7 +137,10 @@ _WORD_PROBLEM_LABEL = re.compile(
     r"^\s*[【\[(（]?\s*(?:例题|例|练习题?|习题|应用题|思考题|数学题|题目|出一道(?:应用|数学)?题|编一道(?:应用|数学)?题)\s*\d*"
     r"\s*[】\])）]?\s*[:：]|"
     r"^\s*(?:example|exercise|word\s+problem|maths?\s+problem)\s*\d*\s*[:.]|"
-    r"^\s*(?:please\s+)?(?:set|write|make|create|give\s+me)\s+an?\s+(?:word\s+|maths?\s+)?(?:problem|question|exercise)\b")
+    r"^\s*(?:please\s+)?(?:set|write|make|create|give\s+me)\s+an?\s+(?:word\s+|maths?\s+)?(?:problem|question|exercise)\b|"
+    # … or at the end: 小芳期中考了85分，期末考了93分，提高了百分之几？出成六年级的题。
+    r"(?:出成|改成|编成|改编成|做成|写成)[^，,。.;；\n]{0,10}(?:题|练习|习题)\s*[。.!！]?\s*$|"
+    r"\b(?:turn|make|rewrite)\s+(?:this|it)\s+(?:into|as)\s+an?\s+(?:word\s+|maths?\s+)?(?:problem|question)\b")
 _WORD_PROBLEM_ASKS = re.compile(
     r"求|多少|几分|几道|几个|平均|百分之几|几成|"
     r"\b(?:how\s+many|how\s+much|what\s+(?:fraction|percentage|proportion)|what(?:\s+(?:is|was|were)|'s)\s+(?:the|his|her|their)\s+"

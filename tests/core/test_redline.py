@@ -110,11 +110,13 @@ def test_a_dictionary_word_is_not_read_as_a_typo_of_a_term():
 def test_a_word_problem_s_marks_are_made_up():
     for text in ("例题：小丽语文考了90分，数学比语文少12分，数学考了多少分？",
                  "Set a question: Ali got 3/5 right on Monday and 4/5 on Tuesday — what fraction overall?",
-                 "Example: Lily scored 90 in English and 12 fewer in maths. What did she score in maths?"):
+                 "Example: Lily scored 90 in English and 12 fewer in maths. What did she score in maths?",
+                 "小芳期中考了85分，期末考了93分，提高了百分之几？出成六年级的题。",
+                 "Ana got 45 and then 60 on two quizzes; by what percentage did she improve? Turn this into a word problem."):
         assert redline.screen(text).ok, text
     # a label and a question, but nothing to compute: somebody's real mark
     for text in ("例题：小丽语文考了90分，她妈妈很不满意", "Question: Tom scored 45 in maths, what should I tell his parents?",
-                 "李华数学考了59分，这次全班平均分是多少？"):
+                 "李华数学考了59分，这次全班平均分是多少？", "张伟数学考了58分，比平均分低多少？"):
         assert redline.screen(text).kind == "score", text
 
 
