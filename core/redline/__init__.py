@@ -775,13 +775,16 @@ def screen(text: str) -> Verdict:
     plain = _plain(text)
     # What may stop the judge alone is read only where it would refuse alone.
     alone = _confident(judged, limits)
+    doubted = bool(set(verdict.kinds) - NUMBER_KINDS) and not listed \
+        and judged.sensitive <= limits.low and judged.clause <= limits.clause_low
     return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=limits,
                           disguised=written_in_disguise(text, verdict.kinds), in_records=verdict.in_records,
                           exercise=alone and word_problem(text, plain), listed=listed,
                           nobodys=alone and _nobodys_numbers(plain),
                           lesson=alone and terms.teaching_request(text, plain),
                           story=alone and (terms.fiction(text, plain) or bool(_ROLE_ONLY.search(plain))),
-                          paste=alone and not listed and _no_line_sensitive(text)),
+                          paste=alone and not listed and _no_line_sensitive(text),
+                          in_a_line=doubted and _a_line_stands(text, verdict.kinds)),
                    verdict.in_records)
 
 
@@ -790,6 +793,28 @@ PASTE_LINES = 3
 #: The judge alone refuses such a paste only where one of its lines, judged on its own, is more
 #: likely sensitive than not.
 PASTE_LINE_SENSITIVE = 0.5
+#: What the rules find in a paste the judge doubts as a whole stands where it is near sure of
+#: the line that holds it (a history table's 因肺结核病逝 reads at p 0.78-0.90, a pupil's medicine
+#: at 0.996).
+PASTE_LINE_SURE = 0.95
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of a paste of PASTE_LINES lines or more, else []."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines if len(lines) >= PASTE_LINES else []
+
+
+def _a_line_stands(text: str, rule_kinds: tuple[str, ...]) -> bool:
+    """Whether a line of a paste in which the rules find one of `rule_kinds` is one the judge,
+    reading it alone, is near sure of (PASTE_LINE_SURE: a rota whose last line is 'Reminder:
+    Harvey Lloyd needs his Ritalin at 12:15': p 0.05 for the whole, 0.996 for the line)."""
+    for line in _lines(text):
+        if set(check(line).kinds) & set(rule_kinds):
+            judged = learned.judge(line)
+            if judged is not None and judged.sensitive > PASTE_LINE_SURE:
+                return True
+    return False
 
 
 def _no_line_sensitive(text: str) -> bool:
@@ -798,8 +823,8 @@ def _no_line_sensitive(text: str) -> bool:
     and reads a paste as a whole poorly (p 1.0 'health' for a seating plan, minutes, a sports
     day's entries), while a paste that holds a secret holds it in a line (张伟 数学 38,
     'Ella Hall … LAC - foster placement'), where the judge reads it as it was fitted to."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    if len(lines) < PASTE_LINES:
+    lines = _lines(text)
+    if not lines:
         return False
     for line in lines:
         judged = learned.judge(line)
@@ -856,7 +881,8 @@ _STANDING = tuple(rule for rule in RULES if rule.name in EUPHEMISM_RULES + UNJUD
 def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int,
            limits: learned.Params, disguised: bool = False, in_records: tuple[str, ...] = (),
            exercise: bool = False, listed: bool = False, nobodys: bool = False,
-           lesson: bool = False, story: bool = False, paste: bool = False) -> tuple[str, ...]:
+           lesson: bool = False, story: bool = False, paste: bool = False,
+           in_a_line: bool = False) -> tuple[str, ...]:
     """`screen()`'s decision from what the rules found in a text of `chars` characters and
     what the judge made of it (bench/redline_fit.py chooses the limits with this function).
     On a `disguised` text (`written_in_disguise`: invisible characters, other scripts'
@@ -871,10 +897,11 @@ def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int
     as 给张伟写评语：期中数学58分 is one), and nothing in a story or a reading passage that
     names nobody (`story`: terms.fiction) or in a note of a pupil's role alone (王浩然是数学课代表),
     nor in a paste of many lines none of which it finds likely sensitive on its own (`paste`:
-    _no_line_sensitive)."""
+    _no_line_sensitive). In a paste, what the rules find stands where the judge is near sure of
+    the line that holds it (`in_a_line`: _a_line_stands)."""
     kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS} | set(in_records)
     if (judged.sensitive > limits.low or judged.clause > limits.clause_low or chars < _RULES_STAND_BELOW_CHARS
-            or disguised or listed):
+            or disguised or listed or in_a_line):
         kinds.update(rule_kinds)
     if _confident(judged, limits) and not kinds \
             and not (exercise and judged.kind == "score") and not (nobodys and judged.kind in NUMBER_KINDS) \

@@ -399,3 +399,19 @@ def test_a_paste_of_names_and_places_passes_screen(text):
 ])
 def test_a_paste_with_one_sensitive_line_is_refused(text):
     assert screen_kinds(text) != ()
+
+
+ROTA = ("Make this duty rota into a table please:\nMon - Yard: Mr Hill / Lunch hall: Ms Ortiz\n"
+        "Tue - Yard: Mrs Khan / Lunch hall: Mr Evans\nWed - Yard: Ms Ortiz / Lunch hall: Mr Hill\n"
+        "Thu - Yard: Mr Evans / Lunch hall: Mrs Khan\nFri - Yard: Mrs Khan / Lunch hall: Mr Hill\n"
+        "Reminder: Harvey Lloyd needs his Ritalin at 12:15 from the office, lunch hall staff please send him")
+
+
+def test_what_the_rules_find_in_a_paste_stands_where_the_judge_is_sure_of_its_line():
+    assert decide(("health",), judged(0.01), chars=400, limits=LIMITS) == ()
+    assert decide(("health",), judged(0.01), chars=400, limits=LIMITS, in_a_line=True) == ("health",)
+    assert learned.judge(ROTA).sensitive < learned.params().low  # the whole reads as a rota
+    assert screen_kinds(ROTA) == ("health",)
+    # a history table's cause of death is read as history (p < PASTE_LINE_SURE on its line)
+    assert screen_kinds("姓名：鲁迅\n原名：周树人\n籍贯：浙江绍兴\n出生：1881年\n逝世：1936年，因肺结核病逝于上海\n"
+                        "代表作：《呐喊》《彷徨》") == ()
