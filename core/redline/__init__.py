@@ -799,6 +799,19 @@ PASTE_LINE_SENSITIVE = 0.5
 PASTE_LINE_SURE = 0.95
 
 
+# A line of a list that holds names and nothing else: an optional short label or number
+# (语文 ——, 第2排, 07, "Bench 3:", "High jump:"), then names (a surname and one or two
+# characters, or two or three capitalised words), each with an optional role in brackets.
+_CJK_NAME = rf"{terms.CJK_NAME}(?:\s*[（(][\u4e00-\u9fff]{{1,4}}[)）])?"
+_EN_NAME_ONLY = r"[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){1,2}(?:\s*\([A-Za-z ]{1,16}\))?"
+_NAME_SEP = r"\s*(?:[、，,/|;；]|\s)\s*"
+_NAMES_ONLY = re.compile(
+    r"(?:[-*•]\s*)?(?:第?\s*\d{1,3}\s*[排组号列行名]?(?:\s*[:：.、)）]|\s)\s*)?"
+    r"(?:[\u4e00-\u9fffA-Za-z0-9 ()（）×x]{1,12}?\s*(?:[:：]|——|—|--|-|–)\s*)?"
+    rf"(?:{_CJK_NAME}(?:{_NAME_SEP}{_CJK_NAME})*|{_EN_NAME_ONLY}(?:\s*(?:[,/|;&]|\band\b)\s*{_EN_NAME_ONLY})*)"
+    r"\s*[。.]?")
+
+
 def _lines(text: str) -> list[str]:
     """The lines of a paste of PASTE_LINES lines or more, else []."""
     lines = [line for line in text.splitlines() if line.strip()]
@@ -827,6 +840,8 @@ def _no_line_sensitive(text: str) -> bool:
     if not lines:
         return False
     for line in lines:
+        if _NAMES_ONLY.fullmatch(line.strip()) and check(line).ok:
+            continue  # a line of names says nothing of anyone (the judge reads it as a record)
         judged = learned.judge(line)
         if judged is None or judged.sensitive > PASTE_LINE_SENSITIVE:
             return False

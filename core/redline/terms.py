@@ -479,6 +479,8 @@ _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁
 #: _SURNAMES, which _PERSON reads before 的/有 and so keeps to the commonest
 _NAME_BEFORE_TYPO = frozenset(_SURNAMES + "褚俞庞樊殷施洪翟颜倪牛温季葛伍柴岳申骆邢祝聂凌柯柏乔穆齐易喻饶艾邬阮祁苗耿"
                                           "梅裴戚舒缪詹蓝卫欧鲁韦滕")
+#: a Chinese name: a surname and one or two characters (a roster's 丁浩然, not 去逝 or 跟妈妈)
+CJK_NAME = rf"[{''.join(sorted(_NAME_BEFORE_TYPO))}][\u4e00-\u9fff]{{1,2}}"
 _AFTER_NAME = "的|有|患|得|是|确诊|被|要|在|因|需|不能|最近|一直|经常|总是|前天|昨天|今天|上周|这周|上次|这两天|这几天|刚才"
 _PERSON = re.compile(
     rf"他|她|该生|此生|这(?:个|名|位)?(?:学生|同学|孩子)|我班|班上|班里|小(?![说学组时数节题结区船鸟狗猫])[\u4e00-\u9fff](?={_AFTER_NAME})|"

@@ -415,3 +415,23 @@ def test_what_the_rules_find_in_a_paste_stands_where_the_judge_is_sure_of_its_li
     # a history table's cause of death is read as history (p < PASTE_LINE_SURE on its line)
     assert screen_kinds("姓名：鲁迅\n原名：周树人\n籍贯：浙江绍兴\n出生：1881年\n逝世：1936年，因肺结核病逝于上海\n"
                         "代表作：《呐喊》《彷徨》") == ()
+
+
+REPS = ("课代表名单，整理一下：\n语文 —— 任思远、汪佳琪\n数学 —— 丁浩然\n英语 —— 鲁欣怡、毕子豪\n物理 —— 熊天乐\n"
+        "化学 —— 金雨桐\n生物 —— 邢一诺\n历史 —— 牛博文\n地理 —— 甘可馨")
+CLASS_LIST = ("Can you put this class list in alphabetical order by surname?\nFreddie Walsh\nAmara Nwosu\nJack Bennett\n"
+              "Sofia Romano\nHarrison Lee\nMatilda Grant\nYusuf Demir\nCharlotte Pryce")
+
+
+@pytest.mark.parametrize("text", [REPS, CLASS_LIST])
+def test_a_paste_whose_lines_are_names_passes(text):
+    assert learned.judge(text).sensitive > learned.params().high  # the judge reads a list of names as records
+    assert screen_kinds(text) == ()
+
+
+@pytest.mark.parametrize("text", [
+    "梁思琪:\n  家庭: 去逝\n  抚养: 跟妈妈",  # a field's value is no name: 去逝 has no surname
+    REPS + "\n备注：金雨桐 低保户",
+])
+def test_a_field_that_is_no_name_is_still_read(text):
+    assert screen_kinds(text) != ()
