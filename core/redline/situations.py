@@ -150,6 +150,17 @@ FAMILY_RULES = {
          "Ava says her mum's boyfriend slapped her"],
         ["打他一个措手不及", "爸爸打球很厉害", "the batter hit him with the ball", "my dad hits the gym daily"],
     ),
+    # a parent gone from home, said in words: "his wife has left", "her dad walked out", 妈妈离家出走了
+    "family_parent_left": (
+        r"(?:\b(?:his|her|their)|'s)\s+(?:wife|husband|partner|mum|mom|mother|dad|father)\s+(?:has\s+|had\s+)?"
+        r"(?:left\b(?!\s+(?:for|to|the|early|late|at|a|an|his|her|their|its|it|them|us|me|my|our|school|home|work|in|on|"
+        r"after|before|with|this|that|some|by|from|already|again|yet)\b)|walked\s+out\b|moved\s+out\b)|"
+        r"(?:爸爸?|妈妈?|父亲|母亲)\s*(?:已经|早就|去年|前年)?\s*(?:离家出走|抛下|丢下)(?:了|他们|他|她|孩子)",
+        ["Ring Mr Duffy — his wife has left and he's asked if Erin can stay late", "her dad walked out in March",
+         "Tom's mum has moved out", "她妈妈离家出走了", "他爸爸早就丢下他们了"],
+        ["her mum has left for work", "his dad left the keys at reception", "her mum left early",
+         "his mum left a message", "their dad has left already", "妈妈不要他玩手机"],
+    ),
     # raised by grandparents or relatives, parents seldom home
     "family_left_behind": (
         r"(?:跟|和|由)(?:着)?\s*(?:爷爷|奶奶|外公|外婆|姥姥|姥爷|祖父母|外祖父母|亲戚|叔叔|舅舅|姑姑|姨妈|伯伯)[^，,。.;；]{0,6}?"
