@@ -859,12 +859,14 @@ _NOTHING_JUDGED = learned.Judgement(sensitive=0.0, kind="score")
 # the maths rep"): the judge reads a name and a subject as a mark (p 0.99); nothing else is said.
 _ROLE_ONLY = re.compile(
     r"^\s*(?:(?:记一下|记住|备忘|备注|note|fyi|remember)\s*[:：,，-]?\s*)?[^\n,，。.;；:：]{1,24}?\s*"
-    r"(?:是|当了?|担任|做|(?<![a-z])(?:is|was|has\s+been|will\s+be|became|is\s+now)(?![a-z]))\s*"
+    r"(?:是|当了?|担任|做|(?:被|又)?(?:选为|选上了?|评为|推选为|当选为?)|"
+    r"(?<![a-z])(?:is|was|has\s+been|will\s+be|became|is\s+now|(?:was|has\s+been|got)\s+(?:elected|voted|chosen|picked|"
+    r"made|appointed)(?:\s+(?:as|to\s+be))?)(?![a-z]))\s*"
     r"(?:(?:the|our|a|an|this\s+(?:term|year)'s|这学期的?|本学期的?|我们班的?|班里的?|新的?)\s*)*"
     r"[^\n,，。.;；:：]{0,16}?"
     r"(?:课代表|班长|副班长|学习委员|团支书|体育委员|文艺委员|劳动委员|宣传委员|生活委员|纪律委员|小组长|组长|升旗手|值日生|广播员|"
     r"(?<![a-z])(?:rep|representative|captain|vice[\s-]captain|monitor|prefect|head\s+(?:boy|girl)|ambassador|"
-    r"librarian|councillor|leader)(?![a-z]))\s*[。.!！]?\s*$")
+    r"librarian|councillor|leader)(?![a-z]))\s*(?:了|啦)?\s*[。.!！]?\s*$")
 
 
 def _nobodys_numbers(plain: str) -> bool:

@@ -107,7 +107,8 @@ def test_a_public_line_or_a_lesson_passes_screen(text):
     assert screen_kinds(text) == ()
 
 
-@pytest.mark.parametrize("text", ["Grace is the maths rep", "记一下：王浩然是这学期的数学课代表。", "Tom is now our form captain."])
+@pytest.mark.parametrize("text", ["Grace is the maths rep", "记一下：王浩然是这学期的数学课代表。", "Tom is now our form captain.",
+                                  "王梓涵这学期被选为班长了。", "Aisha was elected form captain."])
 def test_a_note_of_a_pupils_role_alone_passes(text):
     assert screen_kinds(text) == ()
 
