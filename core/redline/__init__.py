@@ -775,8 +775,7 @@ def screen(text: str) -> Verdict:
     plain = _plain(text)
     # What may stop the judge alone is read only where it would refuse alone.
     alone = _confident(judged, limits)
-    doubted = bool(set(verdict.kinds) - NUMBER_KINDS) and not listed \
-        and judged.sensitive <= limits.low and judged.clause <= limits.clause_low
+    doubted = bool(set(verdict.kinds) - NUMBER_KINDS) and not listed and not _rules_believed(judged, limits)
     return Verdict(decide(verdict.kinds, judged, chars=len(text), limits=limits,
                           disguised=written_in_disguise(text, verdict.kinds), in_records=verdict.in_records,
                           exercise=alone and word_problem(text, plain), listed=listed,
@@ -848,6 +847,12 @@ def _no_line_sensitive(text: str) -> bool:
     return True
 
 
+def _rules_believed(judged: learned.Judgement, limits: learned.Params) -> bool:
+    """Does the judge give the text (`low`) or one of its clauses (`clause_low`) enough of a
+    chance of being about a person for the rules' words to stand?"""
+    return judged.sensitive > limits.low or judged.clause > limits.clause_low
+
+
 def _confident(judged: learned.Judgement, limits: learned.Params) -> bool:
     """Is the judge sure enough to refuse without the rules (`high`, or `clause_high` for one clause)?"""
     return judged.sensitive > limits.high or judged.clause > limits.clause_high
@@ -917,7 +922,7 @@ def decide(rule_kinds: tuple[str, ...], judged: learned.Judgement, *, chars: int
     _no_line_sensitive). In a paste, what the rules find stands where the judge is near sure of
     the line that holds it (`in_a_line`: _a_line_stands)."""
     kinds = {kind for kind in rule_kinds if kind in NUMBER_KINDS} | set(in_records)
-    if (judged.sensitive > limits.low or judged.clause > limits.clause_low or chars < _RULES_STAND_BELOW_CHARS
+    if (_rules_believed(judged, limits) or chars < _RULES_STAND_BELOW_CHARS
             or disguised or listed or in_a_line):
         kinds.update(rule_kinds)
     if _confident(judged, limits) and not kinds \

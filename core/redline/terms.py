@@ -261,15 +261,12 @@ def _pinyin_kinds(plain: str, terms: tuple[Term, ...]):
                         yield term.kind
 
 
-_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-
-
 def _glossed(plain: str, chars: str) -> bool:
     """Whether the text holds other characters that read as the term `chars` does: pinyin
     written for them (给“小船”注音 xiao chuan, dian xian（电线）, yi yu shuang guan（一语双关）)
     is a reading exercise, not 哮喘, 癫痫 or 抑郁 in disguise, where it names nobody (王小船有
     xiaochuan is a pupil's asthma)."""
-    for run in _HAN_RUN.findall(plain):
+    for run in _CJK_RUN.findall(plain):
         for i in range(len(run) - len(chars) + 1):
             window = run[i:i + len(chars)]
             if window != chars and all(_readings(a) & _readings(b) for a, b in zip(window, chars)):
